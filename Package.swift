@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "FileWrapperKit",
+    products: [
+        .library(name: "FileWrapperKit", targets: ["FileWrapperKit"]),
+        .library(name: "FileWrapperArchive", targets: ["FileWrapperArchive"]),
+        .library(name: "FileWrapperDocument", targets: ["FileWrapperDocument"]),
+        .executable(name: "wrapinspect", targets: ["wrapinspect"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // libarchive from the system (Debian: libarchive-dev 3.6.2).
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
+        // Linux calls that Swift's Glibc module does not export
+        // (renameat2, copy_file_range, syncfs, the *xattr family).
+        .target(name: "CFileSystem"),
+        .target(
+            name: "FileWrapperKit",
+            dependencies: [
+                "CFileSystem",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .target(
+            name: "FileWrapperArchive",
+            dependencies: ["CArchive", "FileWrapperKit"]
+        ),
+        .target(
+            name: "FileWrapperDocument",
+            dependencies: ["FileWrapperArchive"]
+        ),
+        .executableTarget(
+            name: "wrapinspect",
+            dependencies: [
+                "FileWrapperDocument",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A child process for the tests that kill a save midway.
+        .executableTarget(
+            name: "fwk-test-child",
+            dependencies: ["FileWrapperKit"],
+            path: "Tests/TestChild"
+        ),
+        .testTarget(
+            name: "FileWrapperKitTests",
+            dependencies: ["FileWrapperKit", "fwk-test-child"]
+        ),
+        .testTarget(
+            name: "FileWrapperArchiveTests",
+            dependencies: ["FileWrapperArchive"]
+        ),
+        .testTarget(
+            name: "WrapInspectTests",
+            dependencies: ["wrapinspect"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,31 @@
+#define _GNU_SOURCE
+#include "CFileSystem.h"
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/xattr.h>
+
+const unsigned int cfs_RENAME_NOREPLACE = RENAME_NOREPLACE;
+const unsigned int cfs_RENAME_EXCHANGE = RENAME_EXCHANGE;
+
+int cfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+ssize_t cfs_copy_file_range(int fd_in, int fd_out, size_t len) {
+    return copy_file_range(fd_in, NULL, fd_out, NULL, len, 0);
+}
+
+int cfs_syncfs(int fd) { return syncfs(fd); }
+
+ssize_t cfs_llistxattr(const char *path, char *list, size_t size) { return llistxattr(path, list, size); }
+ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size) {
+    return lgetxattr(path, name, value, size);
+}
+ssize_t cfs_flistxattr(int fd, char *list, size_t size) { return flistxattr(fd, list, size); }
+ssize_t cfs_fgetxattr(int fd, const char *name, void *value, size_t size) {
+    return fgetxattr(fd, name, value, size);
+}
+int cfs_fsetxattr(int fd, const char *name, const void *value, size_t size) {
+    return fsetxattr(fd, name, value, size, 0);
+}

@@ -1,0 +1,30 @@
+#ifndef FILEWRAPPERKIT_CFILESYSTEM_H
+#define FILEWRAPPERKIT_CFILESYSTEM_H
+
+#include <sys/types.h>
+
+/// Linux calls that Swift's Glibc module leaves out (they need _GNU_SOURCE
+/// or <sys/xattr.h>). Each returns what the system call returns and leaves
+/// errno set on failure.
+
+/// renameat2(2); `flags` is a combination of the constants below.
+int cfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+extern const unsigned int cfs_RENAME_NOREPLACE;
+extern const unsigned int cfs_RENAME_EXCHANGE;
+
+/// copy_file_range(2) from the current offsets of both descriptors.
+ssize_t cfs_copy_file_range(int fd_in, int fd_out, size_t len);
+
+/// syncfs(2): flushes the whole file system that holds `fd`.
+int cfs_syncfs(int fd);
+
+/// The xattr family on a path that is not followed if it is a symlink.
+ssize_t cfs_llistxattr(const char *path, char *list, size_t size);
+ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size);
+
+/// The xattr family on an open descriptor.
+ssize_t cfs_flistxattr(int fd, char *list, size_t size);
+ssize_t cfs_fgetxattr(int fd, const char *name, void *value, size_t size);
+int cfs_fsetxattr(int fd, const char *name, const void *value, size_t size);
+
+#endif

@@ -1,0 +1,2 @@
+@_exported import FileWrapperArchive
+@_exported import FileWrapperKit

@@ -1,0 +1,99 @@
+import CFileSystem
+import Foundation
+import Glibc
+import SystemPackage
+
+/// Reading and writing `user.*` extended attributes, the namespace a file
+/// wrapper keeps. Other namespaces (`security.*`, `trusted.*`,
+/// `system.*`) belong to the system and are neither read nor written.
+enum ExtendedAttributes {
+    static let namespace = "user."
+
+    /// What to read attributes of: a path not followed if it is a symlink,
+    /// or an open descriptor.
+    enum Target {
+        case path(String)
+        case descriptor(CInt)
+
+        func list(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
+            switch self {
+            case .path(let path): cfs_llistxattr(path, buffer, size)
+            case .descriptor(let fd): cfs_flistxattr(fd, buffer, size)
+            }
+        }
+
+        func value(_ name: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+            switch self {
+            case .path(let path): cfs_lgetxattr(path, name, buffer, size)
+            case .descriptor(let fd): cfs_fgetxattr(fd, name, buffer, size)
+            }
+        }
+    }
+
+    /// The `user.*` attributes of `name` inside the directory `directory`,
+    /// read through `/proc/self/fd` so that the file need not be opened and
+    /// a symlink is not followed.
+    static func read(_ name: String, in directory: CInt, path: Syscall.Path) throws(FileWrapperError) -> [String: Data] {
+        try read(.path("/proc/self/fd/\(directory)/" + name), displayPath: path)
+    }
+
+    /// The `user.*` attributes of `target`.
+    static func read(_ target: Target, displayPath: Syscall.Path) throws(FileWrapperError) -> [String: Data] {
+        var names: [UInt8] = []
+        while true {
+            let size = try tolerant("listxattr", displayPath) { target.list(nil, 0) }
+            guard size > 0 else { return [:] }
+            names = [UInt8](repeating: 0, count: size)
+            let filled = try tolerant("listxattr", displayPath) {
+                names.withUnsafeMutableBytes { target.list($0.baseAddress!.assumingMemoryBound(to: CChar.self), size) }
+            }
+            if filled >= 0 {
+                names.removeSubrange(filled...)
+                break
+            }
+        }
+        var attributes: [String: Data] = [:]
+        for rawName in names.split(separator: 0) {
+            let attributeName = String(decoding: rawName, as: UTF8.self)
+            guard attributeName.hasPrefix(namespace) else { continue }
+            while true {
+                let size = try tolerant("getxattr", displayPath) { target.value(attributeName, nil, 0) }
+                guard size >= 0 else { break }
+                var value = Data(count: size)
+                let filled = try tolerant("getxattr", displayPath) {
+                    value.withUnsafeMutableBytes { target.value(attributeName, $0.baseAddress, size) }
+                }
+                if filled >= 0 {
+                    attributes[attributeName] = value.prefix(filled)
+                    break
+                }
+            }
+        }
+        return attributes
+    }
+
+    /// Sets each attribute on the open file `fd`.
+    static func write(_ attributes: [String: Data], to fd: CInt, path: Syscall.Path) throws(FileWrapperError) {
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            try Syscall.retrying("fsetxattr", { path() + " [\(name)]" }) {
+                value.withUnsafeBytes { cfs_fsetxattr(fd, name, $0.baseAddress, $0.count) }
+            }
+        }
+    }
+
+    /// Runs a listing or reading call; a file system without extended
+    /// attributes, or an attribute removed meanwhile, counts as none (0),
+    /// and a buffer that became too small asks for another try (-1).
+    private static func tolerant(_ call: String, _ path: Syscall.Path, _ body: () -> Int) throws(FileWrapperError) -> Int {
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            switch Glibc.errno {
+            case EINTR: continue
+            case ENOTSUP, ENODATA: return 0
+            case ERANGE: return -1
+            case let code: throw FileWrapperError(systemCall: call, path: path(), errno: Errno(rawValue: code))
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Glibc
+
+/// What tells one version of a file on disk from another: which inode it
+/// is, its size, modification time and mode. A lazily read file must still
+/// have the identity it was read with; an unchanged file may be hard-linked
+/// into a new save.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: FileTimestamp
+    var mode: UInt32
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = FileTimestamp(info.st_mtim)
+        mode = info.st_mode
+    }
+
+    /// Whether `info` describes the same inode (device and inode number).
+    func isSameInode(as info: stat) -> Bool {
+        device == UInt64(info.st_dev) && inode == UInt64(info.st_ino)
+    }
+}
+
+/// The kind of an inode, from its mode.
+enum InodeKind {
+    case regularFile, directory, symbolicLink, other
+
+    init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .regularFile
+        case S_IFDIR: self = .directory
+        case S_IFLNK: self = .symbolicLink
+        default: self = .other
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import CFileSystem
+import Foundation
+import Glibc
+import SystemPackage
+
+/// The one funnel through which FileWrapperKit calls the system.
+///
+/// Every call is retried when a signal interrupts it (`EINTR`), and every
+/// failure becomes a ``FileWrapperError`` that names the call and the path.
+/// Paths are passed as closures so that they are only built for an error:
+/// the calls themselves work relative to directory descriptors.
+enum Syscall {
+    typealias Path = () -> String
+
+    /// Runs `body` until it succeeds or fails with something other than
+    /// `EINTR`; -1 means failure, with the cause in `errno`.
+    @discardableResult
+    static func retrying<Result: FixedWidthInteger>(
+        _ call: String, _ path: Path, _ body: () -> Result
+    ) throws(FileWrapperError) -> Result {
+        while true {
+            let result = body()
+            if result != -1 { return result }
+            let code = Glibc.errno
+            if code == EINTR { continue }
+            throw FileWrapperError(systemCall: call, path: path(), errno: Errno(rawValue: code))
+        }
+    }
+
+    /// `openat(2)`; `O_CLOEXEC` is always added.
+    static func open(
+        _ name: String, in directory: CInt, flags: CInt, mode: mode_t = 0, path: Path
+    ) throws(FileWrapperError) -> CInt {
+        let call = flags & O_CREAT != 0 ? "openat(create)" : "openat"
+        return try retrying(call, path) { Glibc.openat(directory, name, flags | O_CLOEXEC, mode) }
+    }
+
+    /// `openat(2)` with a name given as bytes, for names that are not valid UTF-8.
+    static func open(
+        bytes name: [UInt8], in directory: CInt, flags: CInt, path: Path
+    ) throws(FileWrapperError) -> CInt {
+        try withCName(name) { cName throws(FileWrapperError) in
+            try retrying("openat", path) { Glibc.openat(directory, cName, flags | O_CLOEXEC) }
+        }
+    }
+
+    /// Opens a directory without following a symlink in its last component.
+    static func openDirectory(_ name: String, in directory: CInt, path: Path) throws(FileWrapperError) -> CInt {
+        try open(name, in: directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: path)
+    }
+
+    /// `close(2)`. Not retried: on Linux the descriptor is gone even when it fails.
+    static func close(_ fd: CInt) {
+        _ = Glibc.close(fd)
+    }
+
+    /// `fstatat(2)` without following a final symlink.
+    static func status(of name: String, in directory: CInt, path: Path) throws(FileWrapperError) -> stat {
+        var info = stat()
+        try retrying("fstatat", path) { Glibc.fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) }
+        return info
+    }
+
+    /// `fstatat(2)` without following a final symlink, for a name given as bytes.
+    static func status(ofBytes name: [UInt8], in directory: CInt, path: Path) throws(FileWrapperError) -> stat {
+        var info = stat()
+        try withCName(name) { cName throws(FileWrapperError) in
+            try retrying("fstatat", path) { Glibc.fstatat(directory, cName, &info, AT_SYMLINK_NOFOLLOW) }
+        }
+        return info
+    }
+
+    /// `fstat(2)`.
+    static func status(of fd: CInt, path: Path) throws(FileWrapperError) -> stat {
+        var info = stat()
+        try retrying("fstat", path) { Glibc.fstat(fd, &info) }
+        return info
+    }
+
+    /// `mkdirat(2)`.
+    static func makeDirectory(_ name: String, in directory: CInt, mode: mode_t, path: Path) throws(FileWrapperError) {
+        try retrying("mkdirat", path) { Glibc.mkdirat(directory, name, mode) }
+    }
+
+    /// `symlinkat(2)` with the target's exact bytes.
+    static func makeSymbolicLink(
+        _ name: String, in directory: CInt, target: [UInt8], path: Path
+    ) throws(FileWrapperError) {
+        try withCName(target) { cTarget throws(FileWrapperError) in
+            try retrying("symlinkat", path) { Glibc.symlinkat(cTarget, directory, name) }
+        }
+    }
+
+    /// `readlinkat(2)`: the target's exact bytes, however long.
+    static func symbolicLinkTarget(ofBytes name: [UInt8], in directory: CInt, path: Path) throws(FileWrapperError) -> [UInt8] {
+        var capacity = 256
+        while true {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            let length = try withCName(name) { cName throws(FileWrapperError) in
+                try retrying("readlinkat", path) {
+                    buffer.withUnsafeMutableBytes {
+                        Glibc.readlinkat(directory, cName, $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity)
+                    }
+                }
+            }
+            if length < capacity { return Array(buffer[..<length]) }
+            capacity *= 4
+        }
+    }
+
+    /// `linkat(2)`: a hard link, not following a symlink.
+    static func link(
+        _ name: String, in directory: CInt, as newName: String, in newDirectory: CInt, path: Path
+    ) throws(FileWrapperError) {
+        try retrying("linkat", path) { Glibc.linkat(directory, name, newDirectory, newName, 0) }
+    }
+
+    /// `unlinkat(2)`; `AT_REMOVEDIR` removes an empty directory.
+    static func remove(bytes name: [UInt8], in directory: CInt, isDirectory: Bool, path: Path) throws(FileWrapperError) {
+        try withCName(name) { cName throws(FileWrapperError) in
+            try retrying("unlinkat", path) { Glibc.unlinkat(directory, cName, isDirectory ? AT_REMOVEDIR : 0) }
+        }
+    }
+
+    /// `renameat2(2)` within one directory.
+    static func rename(
+        _ name: String, to newName: String, in directory: CInt, flags: UInt32, path: Path
+    ) throws(FileWrapperError) {
+        try retrying("renameat2", path) { cfs_renameat2(directory, name, directory, newName, flags) }
+    }
+
+    /// Writes all of `bytes` with `write(2)`, continuing after short writes.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: CInt, path: Path) throws(FileWrapperError) {
+        var offset = 0
+        while offset < bytes.count {
+            let chunk = min(bytes.count - offset, 1 << 30)
+            offset += try retrying("write", path) { Glibc.write(fd, bytes.baseAddress! + offset, chunk) }
+        }
+    }
+
+    /// Copies `count` bytes between descriptors with `copy_file_range(2)`,
+    /// inside the kernel; falls back to read and write where the file
+    /// systems do not support it. Returns the bytes copied, fewer only if
+    /// the source ended early.
+    static func copy(
+        _ count: Int, from source: CInt, to destination: CInt, path: Path
+    ) throws(FileWrapperError) -> Int {
+        var copied = 0
+        var kernelCopy = true
+        var buffer: UnsafeMutableRawBufferPointer?
+        defer { buffer?.deallocate() }
+        while copied < count {
+            let chunk = min(count - copied, 1 << 30)
+            if kernelCopy {
+                let result = cfs_copy_file_range(source, destination, chunk)
+                if result >= 0 {
+                    if result == 0 { break }
+                    copied += result
+                    continue
+                }
+                let code = Glibc.errno
+                if code == EINTR { continue }
+                guard [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EBADF].contains(code) else {
+                    throw FileWrapperError(systemCall: "copy_file_range", path: path(), errno: Errno(rawValue: code))
+                }
+                kernelCopy = false
+            }
+            let block = buffer ?? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            buffer = block
+            let read = try retrying("read", path) { Glibc.read(source, block.baseAddress, min(block.count, count - copied)) }
+            if read == 0 { break }
+            try writeAll(UnsafeRawBufferPointer(rebasing: block[..<read]), to: destination, path: path)
+            copied += read
+        }
+        return copied
+    }
+
+    /// The names in a directory, `.` and `..` left out, in the order
+    /// `readdir(3)` gives them.
+    static func names(inDirectory fd: CInt, path: Path) throws(FileWrapperError) -> [[UInt8]] {
+        let duplicate = try retrying("dup", path) { Glibc.dup(fd) }
+        guard let stream = Glibc.fdopendir(duplicate) else {
+            let code = Glibc.errno
+            close(duplicate)
+            throw FileWrapperError(systemCall: "fdopendir", path: path(), errno: Errno(rawValue: code))
+        }
+        defer { Glibc.closedir(stream) }
+        Glibc.rewinddir(stream)
+        var names: [[UInt8]] = []
+        while true {
+            Glibc.errno = 0
+            guard let entry = Glibc.readdir(stream) else {
+                if Glibc.errno != 0 {
+                    throw FileWrapperError(systemCall: "readdir", path: path(), errno: Errno(rawValue: Glibc.errno))
+                }
+                return names
+            }
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                Array(raw.prefix(while: { $0 != 0 }))
+            }
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            names.append(name)
+        }
+    }
+
+    /// Calls `body` with `bytes` as a NUL-terminated C string.
+    @discardableResult
+    static func withCName<Success>(
+        _ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws(FileWrapperError) -> Success
+    ) throws(FileWrapperError) -> Success {
+        var terminated = bytes
+        terminated.append(0)
+        let result = terminated.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { cName in
+                Result { () throws(FileWrapperError) in try body(cName.baseAddress!) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// `UTIME_OMIT` for `utimensat(2)` and `futimens(2)`: leave this time as
+    /// it is. (A C macro Swift does not import.)
+    static let omitTime = timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)
+}
+
+extension Data {
+    /// `withUnsafeBytes`, keeping the typed error of `body`.
+    func withBytes<Success>(
+        _ body: (UnsafeRawBufferPointer) throws(FileWrapperError) -> Success
+    ) throws(FileWrapperError) -> Success {
+        try withUnsafeBytes { buffer in Result { () throws(FileWrapperError) in try body(buffer) } }.get()
+    }
+
+    /// `withUnsafeMutableBytes`, keeping the typed error of `body`.
+    mutating func withMutableBytes<Success>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(FileWrapperError) -> Success
+    ) throws(FileWrapperError) -> Success {
+        try withUnsafeMutableBytes { buffer in Result { () throws(FileWrapperError) in try body(buffer) } }.get()
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+
+/// A regular file's bytes: in memory, on disk, or both.
+struct RegularFileContents {
+    /// The bytes, once read or when given.
+    var data: Data?
+    /// Files on disk that hold exactly these bytes, newest first: where a
+    /// lazy wrapper reads from, and what an incremental save may hard-link.
+    private(set) var disk: [DiskFile] = []
+    /// Whether a lazy read may map the file instead of copying it.
+    var mayMap = true
+
+    init(data: Data? = nil) {
+        self.data = data
+    }
+
+    init(disk file: DiskFile, mayMap: Bool) {
+        disk = [file]
+        self.mayMap = mayMap
+    }
+
+    /// The size in bytes, if known without reading.
+    var size: Int? { data?.count ?? disk.first.map { Int($0.identity.size) } }
+
+    /// Records that `file` now holds these bytes too. Two records are kept,
+    /// so that a wrapper whose newest copy was deleted still finds its bytes.
+    mutating func remember(_ file: DiskFile) {
+        let path = file.path
+        disk.removeAll { $0.identity == file.identity && $0.path == path }
+        disk.insert(file, at: 0)
+        if disk.count > 2 { disk.removeLast(disk.count - 2) }
+    }
+
+    /// Opens the newest file on disk that still holds these bytes.
+    func openSource() throws(FileWrapperError) -> (fd: CInt, file: DiskFile) {
+        var firstError: FileWrapperError?
+        for file in disk {
+            do throws(FileWrapperError) {
+                return (try file.open(), file)
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError ?? FileWrapperError(.noSuchFile, path: "<memory>", detail: "the contents were never read from disk")
+    }
+
+    /// The bytes, read from disk on first access and kept.
+    mutating func load() throws(FileWrapperError) -> Data {
+        if let data { return data }
+        let (fd, file) = try openSource()
+        defer { Syscall.close(fd) }
+        let loaded = try FileContentsReader.read(fd, size: Int(file.identity.size), mayMap: mayMap, path: { file.path })
+        data = loaded
+        return loaded
+    }
+}
+
+extension FileWrapper {
+    /// A regular file's contents, read from disk on first access; `nil` for
+    /// other kinds and when reading fails (``readRegularFileContents()``
+    /// says why).
+    public var regularFileContents: Data? {
+        guard kind == .regularFile else { return nil }
+        return try? contents.load()
+    }
+
+    /// A regular file's contents, read from disk on first access, or the
+    /// error that names the file and the failing call.
+    public func readRegularFileContents() throws -> Data {
+        precondition(kind == .regularFile, "readRegularFileContents() called on a wrapper that is not a regular file")
+        return try contents.load()
+    }
+
+    /// Whether a regular file's bytes are in memory (a test hook: proves
+    /// that opening a package reads no file contents).
+    package var isRegularFileContentsLoaded: Bool { contents.data != nil }
+}
+
+/// Reads a whole open regular file.
+enum FileContentsReader {
+    /// Files from this size on are mapped unless mapping is refused.
+    static let mappingThreshold = 64 * 1024
+
+    /// Reads `size` bytes from `fd`, mapping them when allowed and worth it.
+    static func read(_ fd: CInt, size: Int, mayMap: Bool, path: Syscall.Path) throws(FileWrapperError) -> Data {
+        if mayMap, size >= mappingThreshold,
+           let address = Glibc.mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED {
+            return Data(bytesNoCopy: address, count: size, deallocator: .custom { pointer, count in
+                Glibc.munmap(pointer, count)
+            })
+        }
+        var data = Data(count: size)
+        var filled = 0
+        try data.withMutableBytes { buffer throws(FileWrapperError) in
+            while filled < size {
+                let count = try Syscall.retrying("read", path) {
+                    Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
+                }
+                if count == 0 { break }
+                filled += count
+            }
+        }
+        guard filled == size else {
+            throw FileWrapperError(.changedOnDisk, path: path(), detail: "the file became shorter while it was read")
+        }
+        return data
+    }
+}

@@ -1,0 +1,81 @@
+import CFileSystem
+import Foundation
+import Glibc
+
+extension FileWrapper {
+    /// Writes this wrapper and everything below it to `url`, through
+    /// directory descriptors so that no symlink can redirect a write.
+    ///
+    /// - The new item is built beside `url` under a temporary name and
+    ///   swapped into place (`renameat2` with `RENAME_EXCHANGE`), so an
+    ///   existing item is replaced only once the new one is complete. With
+    ///   `.atomic` the new item is also flushed to the disk (`syncfs`) before
+    ///   the swap: killed at any instant, `url` holds the old item or the new
+    ///   one, whole. Without it, and with nothing at `url`, the item is
+    ///   written in place.
+    /// - Temporaries that earlier saves of `url` left behind when their
+    ///   process died are removed first.
+    /// - With `originalContentsURL`, the regular files that were read from
+    ///   there and have not changed since are hard-linked instead of
+    ///   written (copied where the file system refuses a link).
+    /// - With `.withNameUpdating`, the wrapper and its descendants take the
+    ///   names they were written under as their `filename`.
+    ///
+    /// On failure, throws a ``FileWrapperError`` naming the path and the
+    /// failing call, removes what it wrote, and leaves `url` as it was.
+    public func write(to url: URL, options: WritingOptions = [], originalContentsURL: URL?) throws {
+        let path = Self.path(of: url)
+        let (parentPath, name) = TreeReader.split(path)
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw FileWrapperError(.invalidName, path: path, detail: "the destination must name a file, not a directory's \".\" or \"..\"")
+        }
+        let parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
+        defer { Syscall.close(parent) }
+
+        var originalParent: CInt = -1
+        var original: TreeWriter.Original?
+        if let originalContentsURL {
+            let (originalParentPath, originalName) = TreeReader.split(Self.path(of: originalContentsURL))
+            originalParent = Glibc.open(originalParentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if originalParent >= 0 {
+                original = TreeWriter.Original(directory: originalParent, name: originalName)
+            }
+        }
+        defer { if originalParent >= 0 { Syscall.close(originalParent) } }
+
+        Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
+        let exists = (try? Syscall.status(of: name, in: parent, path: { path })) != nil
+        let atomic = options.contains(.atomic)
+        let target = atomic || exists ? Replacement.temporaryName(for: name) : name
+
+        let outcome = try TreeWriter(finalPath: path).write(self, as: target, in: parent, parentPath: parentPath, original: original)
+        if target != name {
+            let replaced: String?
+            do throws(FileWrapperError) {
+                if atomic {
+                    try Syscall.retrying("syncfs", { parentPath }) { cfs_syncfs(parent) }
+                }
+                replaced = try Replacement.swap(target, into: name, in: parent, parentPath: parentPath)
+            } catch {
+                try? TreeRemover.remove(Array(target.utf8), in: parent, parentPath: parentPath)
+                throw error
+            }
+            if atomic {
+                try Syscall.retrying("fsync", { parentPath }) { Glibc.fsync(parent) }
+            }
+            if let replaced {
+                try? TreeRemover.remove(Array(replaced.utf8), in: parent, parentPath: parentPath)
+            }
+        }
+
+        for (wrapper, file) in outcome.files {
+            wrapper.contents.remember(file)
+        }
+        if options.contains(.withNameUpdating) {
+            filename = name
+            for (wrapper, childName) in outcome.names {
+                wrapper.filename = childName
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// A tree of regular files, directories and symbolic links: Foundation's
+/// `FileWrapper`, with the same names and behaviour, for Linux.
+///
+/// A wrapper read from disk with ``init(url:options:)`` knows the kinds,
+/// names and attributes of its whole tree at once and reads a regular
+/// file's bytes only when they are first asked for. ``write(to:options:originalContentsURL:)``
+/// writes through directory descriptors, atomically when asked, and
+/// hard-links the files that have not changed since they were read.
+///
+/// Like Foundation's, a wrapper is a mutable reference type and is not safe
+/// to use from several threads at once.
+open class FileWrapper {
+    /// What a wrapper represents.
+    enum Kind {
+        case regularFile, directory, symbolicLink
+    }
+
+    private(set) var kind: Kind
+    /// A directory's children by key.
+    var children: [String: FileWrapper] = [:]
+    /// A regular file's contents.
+    var contents = RegularFileContents()
+    /// A symbolic link's target, byte for byte.
+    var linkTarget: [UInt8] = []
+    /// Directories that hold this wrapper, so that a new preferred filename
+    /// can re-key it in each of them.
+    var parents: [WeakParent] = []
+    private var storedPreferredFilename: String?
+
+    /// The name of the file this wrapper was last read from or written to
+    /// (with `.withNameUpdating`), if any.
+    open var filename: String?
+
+    /// The metadata written with this wrapper.
+    open var attributes: Attributes
+
+    /// The name this wrapper asks for when it is added to a directory.
+    /// Setting it re-keys the wrapper in every directory that holds it.
+    open var preferredFilename: String? {
+        get { storedPreferredFilename }
+        set {
+            storedPreferredFilename = newValue
+            guard let newValue else { return }
+            for parent in parents.compactMap(\.wrapper) {
+                parent.rekey(self, preferredFilename: newValue)
+            }
+        }
+    }
+
+    // MARK: Creating wrappers
+
+    /// A directory wrapper holding `childrenByPreferredName` under the given
+    /// keys; a child without a preferred filename takes its key as one.
+    public init(directoryWithFileWrappers childrenByPreferredName: [String: FileWrapper]) {
+        kind = .directory
+        attributes = Attributes()
+        children = childrenByPreferredName
+        for (key, child) in childrenByPreferredName {
+            if child.storedPreferredFilename == nil {
+                child.storedPreferredFilename = key
+            }
+            child.addParent(self)
+        }
+    }
+
+    /// A regular-file wrapper holding `contents`.
+    public init(regularFileWithContents contents: Data) {
+        kind = .regularFile
+        attributes = Attributes()
+        self.contents = RegularFileContents(data: contents)
+    }
+
+    /// A symbolic-link wrapper whose target is `url`'s path as given:
+    /// a relative URL made with `URL(fileURLWithPath: "../x")` gives the
+    /// relative target `../x`.
+    public init(symbolicLinkWithDestinationURL url: URL) {
+        kind = .symbolicLink
+        attributes = Attributes()
+        linkTarget = Array(url.relativePath.utf8)
+    }
+
+    /// A symbolic-link wrapper whose target is `path`, byte for byte.
+    public init(symbolicLinkWithDestination path: String) {
+        kind = .symbolicLink
+        attributes = Attributes()
+        linkTarget = Array(path.utf8)
+    }
+
+    /// A wrapper that a reader fills in.
+    init(kind: Kind) {
+        self.kind = kind
+        attributes = Attributes()
+    }
+
+    /// Releases a deep tree one wrapper at a time instead of recursively, so
+    /// that a tree 10,000 directories deep cannot overflow the stack.
+    deinit {
+        guard !children.isEmpty else { return }
+        var pending = Array(children.values)
+        children = [:]
+        while var next = pending.popLast() {
+            guard isKnownUniquelyReferenced(&next) else { continue }
+            pending.append(contentsOf: next.children.values)
+            next.children = [:]
+        }
+    }
+
+    // MARK: Kinds
+
+    /// Whether this wrapper is a directory.
+    open var isDirectory: Bool { kind == .directory }
+
+    /// Whether this wrapper is a regular file.
+    open var isRegularFile: Bool { kind == .regularFile }
+
+    /// Whether this wrapper is a symbolic link.
+    open var isSymbolicLink: Bool { kind == .symbolicLink }
+
+    /// Turns this wrapper into another kind, dropping what the old kind held.
+    func become(_ newKind: Kind) {
+        guard newKind != kind else { return }
+        if kind == .directory {
+            for child in children.values { child.removeParent(self) }
+        }
+        kind = newKind
+        children = [:]
+        contents = RegularFileContents()
+        linkTarget = []
+    }
+
+    // MARK: Symbolic links
+
+    /// A symbolic link's destination as a file URL whose `relativePath` is
+    /// the target as stored; `nil` for other kinds.
+    open var symbolicLinkDestinationURL: URL? {
+        guard kind == .symbolicLink else { return nil }
+        return URL(fileURLWithPath: String(decoding: linkTarget, as: UTF8.self))
+    }
+
+    /// A symbolic link's target as stored (not resolved); `nil` for other kinds.
+    open var symbolicLinkDestination: String? {
+        guard kind == .symbolicLink else { return nil }
+        return String(decoding: linkTarget, as: UTF8.self)
+    }
+}
+
+/// A weak reference to a directory that holds a wrapper.
+struct WeakParent {
+    weak var wrapper: FileWrapper?
+}
+
+extension FileWrapper {
+    /// Takes `name` as filename and preferred filename without re-keying
+    /// parents: what reading from disk does.
+    func adoptName(_ name: String) {
+        filename = name
+        storedPreferredFilename = name
+    }
+}

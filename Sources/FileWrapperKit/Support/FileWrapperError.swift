@@ -1,0 +1,154 @@
+import Foundation
+import SystemPackage
+
+/// An error from reading or writing a file wrapper: what went wrong, on which
+/// path, in which system call, and the `errno` the system gave.
+///
+/// It prints as one sentence, for example
+/// `openat("/docs/Report.pages/Data/image.png") failed: No such file or directory (ENOENT)`,
+/// and bridges to `NSError` in the Cocoa domain with Foundation's codes, so
+/// code that checks `CocoaError.Code` values keeps working.
+public struct FileWrapperError: Error, Sendable, Hashable {
+    /// What kind of failure this is.
+    public enum Code: Sendable, Hashable {
+        case noSuchFile
+        case permissionDenied
+        case notADirectory
+        case fileExists
+        case outOfSpace
+        case readOnlyFileSystem
+        case nameTooLong
+        /// A name that Swift cannot hold as a `String` key, or that a file system cannot hold.
+        case invalidName
+        /// Two names in one directory that Swift's `String` treats as the same key.
+        case duplicateName
+        /// A lazily read file is no longer the file that was read.
+        case changedOnDisk
+        /// A device node, FIFO or socket, which a file wrapper cannot represent.
+        case unsupportedFileType
+        case ioError
+    }
+
+    public var code: Code
+    /// The path the failure is about, escaped for display where needed.
+    public var path: String
+    /// A second path, for failures about two entries.
+    public var otherPath: String?
+    /// The failing system call, such as `openat`.
+    public var systemCall: String?
+    /// The `errno` value the call returned.
+    public var errno: Errno?
+    /// What happened, when a system call and errno do not tell it.
+    public var detail: String?
+
+    public init(
+        _ code: Code, path: String, otherPath: String? = nil,
+        systemCall: String? = nil, errno: Errno? = nil, detail: String? = nil
+    ) {
+        self.code = code
+        self.path = path
+        self.otherPath = otherPath
+        self.systemCall = systemCall
+        self.errno = errno
+        self.detail = detail
+    }
+
+    /// An error for a failed system call, its code chosen from the errno.
+    init(systemCall: String, path: String, errno: Errno) {
+        self.init(Self.code(for: errno), path: path, systemCall: systemCall, errno: errno)
+    }
+
+    static func code(for errno: Errno) -> Code {
+        switch errno {
+        case .noSuchFileOrDirectory: .noSuchFile
+        case .permissionDenied, .notPermitted: .permissionDenied
+        case .notDirectory: .notADirectory
+        case .fileExists, .directoryNotEmpty: .fileExists
+        case .noSpace, .diskQuotaExceeded, .fileTooLarge: .outOfSpace
+        case .readOnlyFileSystem: .readOnlyFileSystem
+        case .fileNameTooLong: .nameTooLong
+        case .invalidArgument, .illegalByteSequence: .invalidName
+        default: .ioError
+        }
+    }
+}
+
+extension FileWrapperError: CustomStringConvertible {
+    public var description: String {
+        var text: String
+        if let systemCall {
+            text = "\(systemCall)(\"\(path)\") failed"
+        } else {
+            text = "\"\(path)\""
+        }
+        if let otherPath {
+            text += " and \"\(otherPath)\""
+        }
+        if let detail {
+            text += systemCall == nil ? ": \(detail)" : " (\(detail))"
+        }
+        if let errno {
+            text += ": \(errno.description) (\(Self.symbol(for: errno)))"
+        }
+        return text
+    }
+
+    private static func symbol(for errno: Errno) -> String {
+        switch errno {
+        case .noSuchFileOrDirectory: "ENOENT"
+        case .permissionDenied: "EACCES"
+        case .notPermitted: "EPERM"
+        case .notDirectory: "ENOTDIR"
+        case .isDirectory: "EISDIR"
+        case .fileExists: "EEXIST"
+        case .directoryNotEmpty: "ENOTEMPTY"
+        case .noSpace: "ENOSPC"
+        case .diskQuotaExceeded: "EDQUOT"
+        case .readOnlyFileSystem: "EROFS"
+        case .fileNameTooLong: "ENAMETOOLONG"
+        case .tooManyOpenFiles: "EMFILE"
+        case .tooManySymbolicLinkLevels: "ELOOP"
+        case .ioError: "EIO"
+        case .invalidArgument: "EINVAL"
+        case .improperLink: "EXDEV"
+        default: "errno \(errno.rawValue)"
+        }
+    }
+}
+
+extension FileWrapperError: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
+extension FileWrapperError: CustomNSError {
+    public static var errorDomain: String { NSCocoaErrorDomain }
+
+    /// The `CocoaError.Code` that Foundation reports for the same failure.
+    public var errorCode: Int {
+        let reading = systemCall.map { !Self.writingCalls.contains($0) } ?? true
+        let code: CocoaError.Code = switch self.code {
+        case .noSuchFile: reading ? .fileReadNoSuchFile : .fileNoSuchFile
+        case .permissionDenied: reading ? .fileReadNoPermission : .fileWriteNoPermission
+        case .fileExists: .fileWriteFileExists
+        case .outOfSpace: .fileWriteOutOfSpace
+        case .readOnlyFileSystem: .fileWriteVolumeReadOnly
+        case .invalidName, .nameTooLong, .duplicateName: reading ? .fileReadInvalidFileName : .fileWriteInvalidFileName
+        case .changedOnDisk, .notADirectory, .unsupportedFileType, .ioError:
+            reading ? .fileReadUnknown : .fileWriteUnknown
+        }
+        return code.rawValue
+    }
+
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: description]
+        if let errno {
+            info[NSUnderlyingErrorKey] = NSError(domain: NSPOSIXErrorDomain, code: Int(errno.rawValue))
+        }
+        return info
+    }
+
+    private static let writingCalls: Set<String> = [
+        "mkdirat", "symlinkat", "linkat", "renameat2", "write", "copy_file_range", "fchmod",
+        "fchown", "futimens", "utimensat", "fsetxattr", "unlinkat", "syncfs", "fsync", "openat(create)",
+    ]
+}

@@ -1,0 +1,49 @@
+/// Turns file names, which Linux keeps as bytes, into text that shows every
+/// byte: two different names never print alike.
+enum PathDisplay {
+    /// `bytes` as text: valid UTF-8 without control characters or
+    /// backslashes is shown as it is; anything else is escaped (`\xFF` for a
+    /// byte that is not UTF-8, `\u{7}` for a control character, `\\` for a
+    /// backslash).
+    static func text(_ bytes: some Collection<UInt8>) -> String {
+        if let string = String(validating: bytes, as: UTF8.self),
+           !string.unicodeScalars.contains(where: { $0 == "\\" || $0.properties.generalCategory == .control }) {
+            return string
+        }
+        return escaped(Array(bytes), escapingNonASCII: false)
+    }
+
+    /// Every scalar outside printable ASCII escaped, so that canonically
+    /// equivalent spellings (`caf\u{E9}` and `cafe\u{301}`) look different.
+    static func escapedScalars(_ string: String) -> String {
+        escaped(Array(string.utf8), escapingNonASCII: true)
+    }
+
+    private static func escaped(_ bytes: [UInt8], escapingNonASCII: Bool) -> String {
+        var result = ""
+        var index = 0
+        while index < bytes.count {
+            var units = bytes[index...].makeIterator()
+            var decoder = UTF8()
+            guard case .scalarValue(let scalar) = decoder.decode(&units) else {
+                result += "\\x" + hex(UInt32(bytes[index]), width: 2)
+                index += 1
+                continue
+            }
+            if scalar == "\\" {
+                result += "\\\\"
+            } else if scalar.properties.generalCategory == .control || (escapingNonASCII && !scalar.isASCII) {
+                result += "\\u{" + hex(scalar.value, width: 1) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+            index += UTF8.width(scalar)
+        }
+        return result
+    }
+
+    private static func hex(_ value: UInt32, width: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
