@@ -3,21 +3,25 @@
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 
-.PHONY: setup build run test clean
+.PHONY: setup fixtures build run test clean
 
 setup:
 	@Tools/ensure-system-packages.sh
+
+## The sample's empty Drafts/ folder, which Git cannot store.
+fixtures:
+	@mkdir -p $(SAMPLE)/Drafts
 
 build: setup
 	$(SWIFT) build
 
 ## Builds, then prints the sample document's tree.
-run: build
+run: build fixtures
 	$(SWIFT) run --skip-build wrapinspect dump "$(SAMPLE)"
 
 ## Builds and runs every test.
-test: setup
+test: setup fixtures
 	$(SWIFT) test
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-*

@@ -53,7 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FileWrapperKitTests",
-            dependencies: ["FileWrapperKit", "fwk-test-child"]
+            dependencies: ["FileWrapperKit", "CFileSystem", "fwk-test-child"]
         ),
         .testTarget(
             name: "FileWrapperArchiveTests",

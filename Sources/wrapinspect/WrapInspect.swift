@@ -1,6 +1,62 @@
 import ArgumentParser
+import Foundation
 
+/// The `wrapinspect` command line: a root that dispatches to one
+/// subcommand per file (`Dump.swift`, ...).
+///
+/// Exit status: 0 success, 2 trouble (an error, refused input or bad usage).
 @main
 struct WrapInspect: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "wrapinspect", abstract: "Inspect document packages.")
+    static let configuration = CommandConfiguration(
+        commandName: "wrapinspect",
+        abstract: "Inspect document packages: bundles, flat files and archives.",
+        subcommands: [Dump.self]
+    )
+
+    /// The exit status for errors and for bad usage.
+    static let troubleStatus: Int32 = 2
+
+    /// Parses the arguments and runs the command, like ArgumentParser's own
+    /// `main()`, but exits with status 2 (not 64 or 1) for bad usage and for
+    /// errors, and prints errors as `wrapinspect: <description>`.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(for: error)
+        }
+    }
+
+    /// Exits for an error from parsing or running. Help requests (`--help`,
+    /// `help dump`) print to standard output and exit 0; an `ExitCode`
+    /// exits with its code; bad usage prints the message and the usage on
+    /// standard error; any other error prints its description. Both exit 2.
+    private static func exit(for error: Error) -> Never {
+        let code = exitCode(for: error)
+        if code == .success || error is ExitCode {
+            exit(withError: error)
+        }
+        let message = code == .validationFailure ? message(for: error) : describe(error)
+        var usage = ""
+        if code == .validationFailure {
+            // The full message is "Error: <message>\n" then the usage: keep the usage.
+            let full = fullMessage(for: error)
+            if let range = full.range(of: message + "\n") {
+                usage = "\n" + full[range.upperBound...]
+            }
+        }
+        printError(message + usage)
+        Foundation.exit(troubleStatus)
+    }
+
+    /// The text of an error for people: a `LocalizedError`'s description
+    /// (FileWrapperKit's errors name the path and the system call), else
+    /// what the error prints as.
+    static func describe(_ error: Error) -> String {
+        if let description = (error as? LocalizedError)?.errorDescription {
+            return description
+        }
+        return String(describing: error)
+    }
 }

@@ -56,19 +56,16 @@ final class DirectoryCursor {
     /// The display path of `name` inside the current directory, or of the
     /// current directory itself.
     func path(_ name: String? = nil) -> String {
-        var path = rootPath
-        for level in levels.dropFirst() {
-            path += "/" + PathDisplay.text(level.name)
-        }
+        var names = levels.dropFirst().map { PathDisplay.text($0.name) }
         if let name {
-            path += "/" + PathDisplay.text(Array(name.utf8))
+            names.append(PathDisplay.text(Array(name.utf8)))
         }
-        return path
+        return PathDisplay.join(rootPath, names)
     }
 
     /// The display path of a name given as bytes inside the current directory.
     func path(bytes name: [UInt8]) -> String {
-        path() + "/" + PathDisplay.text(name)
+        PathDisplay.join(path(), [PathDisplay.text(name)])
     }
 
     /// Makes `fd`, an open subdirectory of the current directory called
@@ -96,18 +93,17 @@ final class DirectoryCursor {
         defer { Syscall.close(child.fd) }
         let parentIndex = levels.count - 1
         guard levels[parentIndex].fd < 0 else { return }
-        let parentPath = path()
-        let fd = try Syscall.open("..", in: child.fd, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
+        let fd = try Syscall.open("..", in: child.fd, flags: O_RDONLY | O_DIRECTORY, path: { path() })
         let info: stat
         do throws(FileWrapperError) {
-            info = try Syscall.status(of: fd, path: { parentPath })
+            info = try Syscall.status(of: fd, path: { path() })
         } catch {
             Syscall.close(fd)
             throw error
         }
         guard UInt64(info.st_dev) == levels[parentIndex].device, UInt64(info.st_ino) == levels[parentIndex].inode else {
             Syscall.close(fd)
-            throw FileWrapperError(.changedOnDisk, path: parentPath, detail: "the directory was moved while it was being walked")
+            throw FileWrapperError(.changedOnDisk, path: path(), detail: "the directory was moved while it was being walked")
         }
         levels[parentIndex].fd = fd
         lowestOpen = parentIndex

@@ -46,7 +46,8 @@ final class DiskLocation {
 
     /// The path of `name` inside this directory.
     func path(of name: String) -> String {
-        (components + [name]).joined(separator: "/")
+        let names = components
+        return PathDisplay.join(names[0], Array(names.dropFirst()) + [name])
     }
 
     /// Opens `name` inside this directory with `flags` (`O_NOFOLLOW` added).
@@ -54,7 +55,7 @@ final class DiskLocation {
     /// time.
     func open(_ name: String, flags: CInt) throws(FileWrapperError) -> CInt {
         let names = components + [name]
-        let fullPath = names.joined(separator: "/")
+        let fullPath = PathDisplay.join(names[0], Array(names.dropFirst()))
         if fullPath.utf8.count < Int(PATH_MAX) - 1 {
             return try Syscall.open(fullPath, in: AT_FDCWD, flags: flags | O_NOFOLLOW, path: { fullPath })
         }
@@ -62,7 +63,7 @@ final class DiskLocation {
         defer { Syscall.close(directory) }
         for index in 1..<(names.count - 1) {
             let next = try Syscall.openDirectory(names[index], in: directory, path: {
-                names[...index].joined(separator: "/")
+                PathDisplay.join(names[0], Array(names[1...index]))
             })
             Syscall.close(directory)
             directory = next

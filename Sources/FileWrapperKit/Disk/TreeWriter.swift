@@ -80,22 +80,24 @@ struct TreeWriter {
         }
         var frames = [Frame(wrapper: root, pending: Self.sortedChildren(of: root), location: DiskLocation(root: finalPath), hasOriginal: originals != nil)]
 
-        while let frame = frames.last {
+        while !frames.isEmpty {
             guard let (key, child) = frames[frames.count - 1].pending.popLast() else {
+                let frame = frames.removeLast()
                 try applyAttributes(frame.wrapper.attributes, defaultPermissions: 0o755, to: output.current, path: { output.path() })
-                frames.removeLast()
                 guard !frames.isEmpty else { break }
                 try output.leave()
                 if frame.hasOriginal { try originals?.leave() }
                 continue
             }
+            let location = frames[frames.count - 1].location
+            let hasOriginal = frames[frames.count - 1].hasOriginal
             try Self.validate(key, path: { output.path(key) })
             outcome.names.append((child, key))
-            let originalHere = frame.hasOriginal ? originals.map { Original(directory: $0.current, name: child.filename ?? key) } : nil
+            let originalHere = hasOriginal ? originals.map { Original(directory: $0.current, name: child.filename ?? key) } : nil
             switch child.kind {
             case .regularFile:
                 let identity = try writeFile(child, as: key, in: output.current, original: originalHere, path: { output.path(key) })
-                outcome.files.append((child, DiskFile(directory: frame.location, name: key, identity: identity)))
+                outcome.files.append((child, DiskFile(directory: location, name: key, identity: identity)))
             case .symbolicLink:
                 try writeLink(child, as: key, in: output.current, path: { output.path(key) })
             case .directory:
@@ -110,7 +112,7 @@ struct TreeWriter {
                 }
                 frames.append(Frame(
                     wrapper: child, pending: Self.sortedChildren(of: child),
-                    location: DiskLocation(name: key, in: frame.location), hasOriginal: childHasOriginal))
+                    location: DiskLocation(name: key, in: location), hasOriginal: childHasOriginal))
             }
         }
     }
@@ -165,7 +167,7 @@ struct TreeWriter {
         guard file.contents.disk.contains(where: { $0.identity == identity }) else { return nil }
         let attributes = file.attributes
         guard (attributes.permissions ?? 0o644) == UInt16(info.st_mode & 0o7777),
-              attributes.modificationDate.map({ $0 == identity.modified }) ?? false,
+              attributes.modificationDate.map({ $0 == identity.modified }) ?? true,
               !appliesOwner || attributes.owner.map({ $0 == FileOwner(userID: info.st_uid, groupID: info.st_gid) }) ?? true,
               (try? ExtendedAttributes.read(original.name, in: original.directory, path: path)) == attributes.extendedAttributes
         else { return nil }

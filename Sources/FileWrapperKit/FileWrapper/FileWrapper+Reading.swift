@@ -50,8 +50,9 @@ extension FileWrapper {
         return true
     }
 
-    /// The file-system path of a file URL.
+    /// The file-system path of a file URL, `..` left for the kernel to
+    /// resolve (through symlinks, as `ls` does), not removed as text.
     static func path(of url: URL) -> String {
-        url.standardizedFileURL.path
+        url.path
     }
 }

@@ -139,10 +139,17 @@ open class FileWrapper {
         return URL(fileURLWithPath: String(decoding: linkTarget, as: UTF8.self))
     }
 
-    /// A symbolic link's target as stored (not resolved); `nil` for other kinds.
+    /// A symbolic link's target as stored (not resolved); `nil` for other
+    /// kinds. Bytes that are not UTF-8 show as U+FFFD here;
+    /// ``symbolicLinkDestinationBytes`` has them exactly.
     open var symbolicLinkDestination: String? {
         guard kind == .symbolicLink else { return nil }
         return String(decoding: linkTarget, as: UTF8.self)
+    }
+
+    /// A symbolic link's target byte for byte; `nil` for other kinds.
+    public var symbolicLinkDestinationBytes: [UInt8]? {
+        kind == .symbolicLink ? linkTarget : nil
     }
 }
 

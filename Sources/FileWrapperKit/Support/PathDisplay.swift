@@ -1,16 +1,23 @@
 /// Turns file names, which Linux keeps as bytes, into text that shows every
 /// byte: two different names never print alike.
-enum PathDisplay {
+package enum PathDisplay {
     /// `bytes` as text: valid UTF-8 without control characters or
     /// backslashes is shown as it is; anything else is escaped (`\xFF` for a
     /// byte that is not UTF-8, `\u{7}` for a control character, `\\` for a
     /// backslash).
-    static func text(_ bytes: some Collection<UInt8>) -> String {
+    package static func text(_ bytes: some Collection<UInt8>) -> String {
         if let string = String(validating: bytes, as: UTF8.self),
            !string.unicodeScalars.contains(where: { $0 == "\\" || $0.properties.generalCategory == .control }) {
             return string
         }
         return escaped(Array(bytes), escapingNonASCII: false)
+    }
+
+    /// `names` appended to `root` with slashes, without doubling the slash
+    /// of the root directory `/`.
+    static func join(_ root: String, _ names: [String]) -> String {
+        guard !names.isEmpty else { return root }
+        return (root.hasSuffix("/") ? root : root + "/") + names.joined(separator: "/")
     }
 
     /// Every scalar outside printable ASCII escaped, so that canonically

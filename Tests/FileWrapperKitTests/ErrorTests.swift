@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import Testing
+@testable import FileWrapperKit
+
+/// Errors name the path and the failing call, and a failed save loses nothing.
+@Suite struct ErrorTests {
+    @Test func aMissingPathNamesThePathAndTheCall() throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.appending("Missing.package")
+        let error = try #require(throws: FileWrapperError.self) { try FileWrapper(url: missing) }
+        #expect(error.code == .noSuchFile)
+        #expect(String(describing: error) == "fstatat(\"\(missing.path)\") failed: No such file or directory (ENOENT)")
+        let bridged = error as NSError
+        #expect(bridged.domain == NSCocoaErrorDomain)
+        #expect(bridged.code == CocoaError.fileReadNoSuchFile.rawValue)
+    }
+
+    @Test func aFileWhereADirectoryWasExpected() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.appending("plain.txt")
+        try Disk.write("x", to: file)
+
+        let readError = try #require(throws: FileWrapperError.self) { try FileWrapper(url: file.appendingPathComponent("child")) }
+        #expect(readError.code == .notADirectory)
+        #expect(readError.path == file.path + "/child")
+
+        let wrapper = FileWrapper(regularFileWithContents: Data("y".utf8))
+        let writeError = try #require(throws: FileWrapperError.self) {
+            try wrapper.write(to: file.appendingPathComponent("out.txt"), options: .atomic, originalContentsURL: nil)
+        }
+        #expect(writeError.code == .notADirectory)
+        #expect(writeError.systemCall == "openat")
+        #expect(writeError.path == file.path)
+    }
+
+    @Test func permissionDeniedNamesThePath() throws {
+        let directory = try TemporaryDirectory()
+        let package = directory.appending("Locked.package")
+        try Disk.write("secret", to: package.appendingPathComponent("Inner/data.txt"))
+        chmod(package.appendingPathComponent("Inner").path, 0o000)
+        defer { chmod(package.appendingPathComponent("Inner").path, 0o755) }
+
+        if geteuid() == 0 {
+            // Root ignores permission bits: run the read as an unprivileged user.
+            chmod(directory.url.deletingLastPathComponent().path, 0o755)
+            chmod(directory.url.path, 0o755)
+            let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child").path
+            let result = try Disk.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", child, "read", package.path])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("openat(\"\(package.path)/Inner\") failed: Permission denied (EACCES)"), "\(result.stderr)")
+        } else {
+            let error = try #require(throws: FileWrapperError.self) { try FileWrapper(url: package) }
+            #expect(error.code == .permissionDenied)
+            #expect(error.path == package.path + "/Inner")
+        }
+    }
+
+    @Test func aFailedAtomicSaveLeavesTheOldDocumentUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let package = directory.appending("Doc.package")
+        try IncrementalSaveTests.makePackage(at: package, files: 5)
+        let before = try DiskTree(package)
+
+        let document = try FileWrapper(url: package)
+        IncrementalSaveTests.replace("index.json", in: document, with: "new")
+        document.fileWrappers?["Pages"]?.addFileWrapper({
+            let bad = FileWrapper(regularFileWithContents: Data())
+            bad.preferredFilename = ".."
+            return bad
+        }())
+        #expect(throws: FileWrapperError.self) {
+            try document.write(to: package, options: .atomic, originalContentsURL: package)
+        }
+
+        #expect(try DiskTree(package) == before)
+        #expect(try Disk.names(in: directory.url) == ["Doc.package"])
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskIsAClearErrorAndKeepsTheOldDocument() throws {
+        let directory = try TemporaryDirectory()
+        let mountPoint = directory.appending("small")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        try #require(Disk.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]).status == 0)
+        defer { _ = try? Disk.run("/bin/umount", [mountPoint.path]) }
+        let package = mountPoint.appendingPathComponent("Doc.package")
+        try FileWrapper(directoryWithFileWrappers: ["a.txt": FileWrapper(regularFileWithContents: Data("old".utf8))])
+            .write(to: package, options: .atomic, originalContentsURL: nil)
+        let before = try DiskTree(package)
+
+        let big = FileWrapper(directoryWithFileWrappers: [
+            "a.txt": FileWrapper(regularFileWithContents: Data("new".utf8)),
+            "big.bin": FileWrapper(regularFileWithContents: Data(count: 2 << 20)),
+        ])
+        let error = try #require(throws: FileWrapperError.self) {
+            try big.write(to: package, options: .atomic, originalContentsURL: nil)
+        }
+
+        #expect(error.code == .outOfSpace)
+        #expect(String(describing: error).contains("big.bin\") failed: No space left on device (ENOSPC)"), "\(error)")
+        #expect(try DiskTree(package) == before)
+        #expect(try Disk.names(in: mountPoint) == ["Doc.package"], "the temporary was left behind")
+    }
+
+    @Test func leftoversOfAKilledSaveAreRemovedByTheNextSave() throws {
+        let directory = try TemporaryDirectory()
+        let package = directory.appending("Doc.package")
+        let deadProcess = Process()
+        deadProcess.executableURL = URL(fileURLWithPath: "/bin/true")
+        try deadProcess.run()
+        deadProcess.waitUntilExit()
+        let leftover = directory.appending(".Doc.package.fwk-save-\(deadProcess.processIdentifier)-abc")
+        try Disk.write("half written", to: leftover.appendingPathComponent("Pages/x.txt"))
+        let unrelated = directory.appending(".Other.fwk-save-\(deadProcess.processIdentifier)-abc")
+        try Disk.write("not ours", to: unrelated)
+
+        try FileWrapper(directoryWithFileWrappers: [:]).write(to: package, options: .atomic, originalContentsURL: nil)
+
+        #expect(try Disk.names(in: directory.url) == [".Other.fwk-save-\(deadProcess.processIdentifier)-abc", "Doc.package"])
+    }
+}

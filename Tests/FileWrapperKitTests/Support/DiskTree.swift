@@ -1,0 +1,142 @@
+import CFileSystem
+import Foundation
+import Glibc
+
+/// What is on disk below a directory, read with plain `lstat`, `readlink`
+/// and `lgetxattr` calls independent of FileWrapperKit, for comparing trees.
+struct DiskTree: Equatable, CustomStringConvertible {
+    struct Entry: Equatable {
+        var kind: String
+        var mode: UInt32
+        var modified: timespecValue
+        var contents: Data?
+        var linkTarget: String?
+        var xattrs: [String: Data]
+    }
+
+    struct timespecValue: Equatable {
+        var seconds: Int
+        var nanoseconds: Int
+    }
+
+    /// Entries by path relative to the root ("" is the root itself).
+    var entries: [String: Entry]
+
+    /// Reads the tree at `url`. Modification times of directories are
+    /// included only when `directoryTimes` is set.
+    init(_ url: URL, directoryTimes: Bool = true) throws {
+        entries = [:]
+        var pending = [""]
+        while let relative = pending.popLast() {
+            let path = relative.isEmpty ? url.path : url.path + "/" + relative
+            var info = stat()
+            guard lstat(path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno)!) }
+            var entry = Entry(
+                kind: "", mode: info.st_mode & 0o7777,
+                modified: timespecValue(seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec),
+                contents: nil, linkTarget: nil, xattrs: Self.xattrs(path))
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                entry.kind = "file"
+                entry.contents = try Data(contentsOf: URL(fileURLWithPath: path))
+            case S_IFLNK:
+                entry.kind = "symlink"
+                entry.mode = 0
+                entry.linkTarget = try FileManager.default.destinationOfSymbolicLink(atPath: path)
+            case S_IFDIR:
+                entry.kind = "directory"
+                if !directoryTimes { entry.modified = timespecValue(seconds: 0, nanoseconds: 0) }
+                for name in try FileManager.default.contentsOfDirectory(atPath: path) {
+                    pending.append(relative.isEmpty ? name : relative + "/" + name)
+                }
+            default:
+                entry.kind = "other"
+            }
+            entries[relative] = entry
+        }
+    }
+
+    private static func xattrs(_ path: String) -> [String: Data] {
+        var names = [CChar](repeating: 0, count: 4096)
+        let length = cfs_llistxattr(path, &names, names.count)
+        guard length > 0 else { return [:] }
+        var result: [String: Data] = [:]
+        for raw in names[..<length].split(separator: 0) {
+            let name = String(decoding: raw.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var value = [UInt8](repeating: 0, count: 65536)
+            let size = cfs_lgetxattr(path, name, &value, value.count)
+            if size >= 0 { result[name] = Data(value[..<size]) }
+        }
+        return result
+    }
+
+    var description: String {
+        entries.keys.sorted().map { key in
+            let entry = entries[key]!
+            return "\(key.isEmpty ? "." : key) \(entry.kind) \(String(entry.mode, radix: 8)) \(entry.modified.seconds).\(entry.modified.nanoseconds) \(entry.contents?.count ?? 0) \(entry.linkTarget ?? "") \(entry.xattrs.keys.sorted())"
+        }.joined(separator: "\n")
+    }
+}
+
+/// Small helpers for building trees on disk with exact metadata.
+enum Disk {
+    static func write(_ text: String, to url: URL, mode: mode_t = 0o644) throws {
+        try write(Data(text.utf8), to: url, mode: mode)
+    }
+
+    static func write(_ data: Data, to url: URL, mode: mode_t = 0o644) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+        chmod(url.path, mode)
+    }
+
+    static func setModificationTime(_ url: URL, seconds: Int, nanoseconds: Int) {
+        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
+        utimensat(AT_FDCWD, url.path, &times, AT_SYMLINK_NOFOLLOW)
+    }
+
+    static func setXattr(_ name: String, _ value: String, on url: URL) throws {
+        let fd = open(url.path, O_RDONLY)
+        defer { close(fd) }
+        let bytes = Array(value.utf8)
+        guard cfs_fsetxattr(fd, name, bytes, bytes.count) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno)!)
+        }
+    }
+
+    static func inode(_ url: URL) -> UInt64 {
+        var info = stat()
+        lstat(url.path, &info)
+        return UInt64(info.st_ino)
+    }
+
+    static func linkCount(_ url: URL) -> Int {
+        var info = stat()
+        lstat(url.path, &info)
+        return Int(info.st_nlink)
+    }
+
+    /// Names in a directory, hidden ones included.
+    static func names(in url: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+    }
+
+    /// Runs a program and returns its exit status and standard error.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let errorPipe = Pipe()
+        process.standardError = errorPipe
+        try process.run()
+        let stderr = errorPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// The directory holding the built products (the test bundle and `fwk-test-child`).
+    static var productsDirectory: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// Errors and bad usage: `wrapinspect: <description>` on standard error,
+/// nothing on standard output, exit status 2.
+@Suite("wrapinspect errors and usage")
+struct ErrorTests {
+    @Test func missingPathNamesThePath() throws {
+        let journal = try SampleJournal()
+        let result = try WrapInspectProcess.run(["dump", "Missing.journal"], in: journal.directory)
+        #expect(result.exited)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        let missing = journal.directory.appendingPathComponent("Missing.journal").standardizedFileURL.path
+        #expect(result.stderr.hasPrefix("wrapinspect: "))
+        #expect(result.stderr.contains("\"\(missing)\""))
+        #expect(result.stderr.contains("No such file or directory"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func nameThatIsNotUTF8IsRefusedByName() throws {
+        let journal = try SampleJournal()
+        try journal.createFile(named: Array("Bad".utf8) + [0xFF] + Array(".md".utf8), in: "Entries")
+        let result = try WrapInspectProcess.run(["dump", "Travel.journal"], in: journal.directory)
+        #expect(result.exited)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("wrapinspect: "))
+        // The byte is shown escaped, with the path that leads to it.
+        #expect(result.stderr.contains(#"Travel.journal/Entries/Bad\xFF.md"#))
+        #expect(result.stderr.contains("not valid UTF-8"))
+    }
+
+    @Test(arguments: [
+        (["dump", "--bogus", "Travel.journal"], "wrapinspect: Unknown option '--bogus'"),
+        (["dump"], "wrapinspect: Missing expected argument '<path>'"),
+        (["dump", "--max-depth", "-1", "Travel.journal"], "wrapinspect: --max-depth must be 0 or more, not -1."),
+        (["dump", "--max-depth", "two", "Travel.journal"], "wrapinspect: The value 'two' is invalid for '--max-depth <n>'"),
+        (["dump", ""], "wrapinspect: PATH must not be empty."),
+        (["dump", "Travel.journal", "Other.journal"], "wrapinspect: Unexpected argument 'Other.journal'"),
+        (["frobnicate"], "wrapinspect: Unexpected argument 'frobnicate'"),
+    ])
+    func badUsageExitsTwoWithUsage(arguments: [String], message: String) throws {
+        let journal = try SampleJournal()
+        let result = try WrapInspectProcess.run(arguments, in: journal.directory)
+        #expect(result.exited)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.first.map(String.init) == message)
+        #expect(lines.contains { $0.hasPrefix("Usage: wrapinspect") })
+    }
+
+    @Test(arguments: [["--help"], ["dump", "--help"], ["help", "dump"]])
+    func helpPrintsToStandardOutputAndExitsZero(arguments: [String]) throws {
+        let journal = try SampleJournal()
+        let result = try WrapInspectProcess.run(arguments, in: journal.directory)
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(result.stdout.contains("USAGE: wrapinspect"))
+        #expect(result.stdout.contains("dump"))
+    }
+}
