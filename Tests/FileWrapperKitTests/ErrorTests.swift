@@ -80,10 +80,8 @@ import Testing
     @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
     func aFullDiskIsAClearErrorAndKeepsTheOldDocument() throws {
         let directory = try TemporaryDirectory()
-        let mountPoint = directory.appending("small")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        try #require(Disk.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]).status == 0)
-        defer { _ = try? Disk.run("/bin/umount", [mountPoint.path]) }
+        let mountPoint = try Disk.mountTmpfs(size: "1m", named: "small", in: directory)
+        defer { Disk.unmount(mountPoint) }
         let package = mountPoint.appendingPathComponent("Doc.package")
         try FileWrapper(directoryWithFileWrappers: ["a.txt": FileWrapper(regularFileWithContents: Data("old".utf8))])
             .write(to: package, options: .atomic, originalContentsURL: nil)

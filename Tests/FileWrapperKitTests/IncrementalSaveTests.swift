@@ -96,10 +96,8 @@ import Testing
     @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root"))
     func acrossFileSystemsUnchangedFilesAreCopied() throws {
         let directory = try TemporaryDirectory()
-        let mountPoint = directory.appending("tmpfs")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        try #require(Disk.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint.path]).status == 0)
-        defer { _ = try? Disk.run("/bin/umount", [mountPoint.path]) }
+        let mountPoint = try Disk.mountTmpfs(size: "8m", named: "tmpfs", in: directory)
+        defer { Disk.unmount(mountPoint) }
         let package = directory.appending("Doc.package")
         try Self.makePackage(at: package, files: 3)
         let document = try FileWrapper(url: package)

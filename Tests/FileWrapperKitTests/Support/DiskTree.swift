@@ -116,6 +116,20 @@ enum Disk {
         return Int(info.st_nlink)
     }
 
+    /// Mounts a tmpfs of `size` (such as `1m`) on a new directory `name`
+    /// inside `directory`. Needs root; undo with ``unmount(_:)``.
+    static func mountTmpfs(size: String, named name: String, in directory: TemporaryDirectory) throws -> URL {
+        let mountPoint = directory.appending(name)
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let result = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint.path])
+        guard result.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: result.stderr]) }
+        return mountPoint
+    }
+
+    static func unmount(_ mountPoint: URL) {
+        _ = try? run("/bin/umount", [mountPoint.path])
+    }
+
     /// Names in a directory, hidden ones included.
     static func names(in url: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
