@@ -31,7 +31,7 @@ enum Replacement {
     /// under which the replaced item now sits, for removal, or `nil` when
     /// nothing was there or it is already gone.
     static func swap(_ temporary: String, into name: String, in parent: CInt, parentPath: String) throws(FileWrapperError) -> String? {
-        let path = { parentPath + "/" + name }
+        let path = { PathDisplay.join(parentPath, [name]) }
         while true {
             if cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_EXCHANGE) == 0 {
                 return temporary

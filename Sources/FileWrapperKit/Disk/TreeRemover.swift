@@ -6,7 +6,7 @@ import Glibc
 enum TreeRemover {
     /// Removes `name` inside the directory `parent` and everything below it.
     static func remove(_ name: [UInt8], in parent: CInt, parentPath: String) throws(FileWrapperError) {
-        let path = parentPath + "/" + PathDisplay.text(name)
+        let path = PathDisplay.join(parentPath, [PathDisplay.text(name)])
         let info = try Syscall.status(ofBytes: name, in: parent, path: { path })
         guard InodeKind(mode: info.st_mode) == .directory else {
             try Syscall.remove(bytes: name, in: parent, isDirectory: false, path: { path })

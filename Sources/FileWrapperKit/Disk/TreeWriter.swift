@@ -40,7 +40,7 @@ struct TreeWriter {
     func write(
         _ root: FileWrapper, as name: String, in parent: CInt, parentPath: String, original: Original?
     ) throws(FileWrapperError) -> Outcome {
-        let path = parentPath + "/" + name
+        let path = PathDisplay.join(parentPath, [name])
         var outcome = Outcome()
         let (finalParent, finalName) = TreeReader.split(finalPath)
         switch root.kind {
@@ -152,10 +152,11 @@ struct TreeWriter {
     }
 
     /// Hard-links the original's file when it is the very file the wrapper
-    /// was read from (same inode, size and modification time) and the
-    /// wrapper's attributes are what that file has. Returns `nil` when it
-    /// must be written instead, including when the file system refuses the
-    /// link.
+    /// was read from or last written to (same inode, size and modification
+    /// time) and has the attributes the wrapper asks for (an attribute that
+    /// is not set asks for nothing but the default permissions). Returns
+    /// `nil` when the file must be written instead, including when the file
+    /// system refuses the link.
     private func linkIfUnchanged(
         _ file: FileWrapper, from original: Original, as name: String, in directory: CInt, path: Syscall.Path
     ) throws(FileWrapperError) -> FileIdentity? {

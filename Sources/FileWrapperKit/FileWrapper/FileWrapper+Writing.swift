@@ -32,16 +32,15 @@ extension FileWrapper {
         let parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
         defer { Syscall.close(parent) }
 
-        var originalParent: CInt = -1
+        // A previous revision that cannot be opened only means nothing is linked.
         var original: TreeWriter.Original?
         if let originalContentsURL {
             let (originalParentPath, originalName) = TreeReader.split(Self.path(of: originalContentsURL))
-            originalParent = Glibc.open(originalParentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if originalParent >= 0 {
-                original = TreeWriter.Original(directory: originalParent, name: originalName)
+            if let directory = try? Syscall.open(originalParentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { originalParentPath }) {
+                original = TreeWriter.Original(directory: directory, name: originalName)
             }
         }
-        defer { if originalParent >= 0 { Syscall.close(originalParent) } }
+        defer { if let original { Syscall.close(original.directory) } }
 
         Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
         let exists = (try? Syscall.status(of: name, in: parent, path: { path })) != nil
