@@ -9,7 +9,7 @@ import Foundation
 struct WrapInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wrapinspect",
-        abstract: "Inspect document packages: bundles, flat files and archives.",
+        abstract: "Inspect document packages: bundles and flat files.",
         subcommands: [Dump.self]
     )
 
