@@ -107,3 +107,44 @@ enum FileContentsReader {
         return data
     }
 }
+
+extension FileWrapper {
+    /// A regular file's size in bytes, known without reading its contents.
+    package var regularFileSize: Int? {
+        kind == .regularFile ? contents.size : nil
+    }
+
+    /// Hands a regular file's contents to `body` in blocks of at most
+    /// `blockSize` bytes, without keeping them: contents in memory are
+    /// sliced, contents on disk are read block by block, so that archiving
+    /// a multi-GiB file costs one block of memory.
+    package func forEachContentsBlock(
+        blockSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        precondition(kind == .regularFile, "forEachContentsBlock called on a wrapper that is not a regular file")
+        if let data = contents.data {
+            try data.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let end = min(offset + blockSize, bytes.count)
+                    try body(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+                    offset = end
+                }
+            }
+            return
+        }
+        let (fd, file) = try contents.openSource()
+        defer { Syscall.close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var remaining = Int(file.identity.size)
+        while remaining > 0 {
+            let count = try Syscall.retrying("read", { file.path }) { Glibc.read(fd, buffer.baseAddress, min(blockSize, remaining)) }
+            guard count > 0 else {
+                throw FileWrapperError(.changedOnDisk, path: file.path, detail: "the file became shorter while it was read")
+            }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            remaining -= count
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// An error from writing or reading an archive: which archive, which entry,
+/// and what went wrong, in one sentence such as
+/// `Doc.zip: "../evil": the path leaves the archive's tree`.
+public struct ArchiveError: Error, Sendable, Hashable {
+    public enum Code: Sendable, Hashable {
+        /// libarchive refused or failed; the message is libarchive's.
+        case libarchive
+        /// The data is damaged or ends early.
+        case corrupt
+        /// An entry's path is absolute, has `..`, or is otherwise unsafe.
+        case unsafePath
+        /// An entry of a kind that is not supported (device node, FIFO, socket).
+        case unsupportedEntry
+        /// Two entries at one path.
+        case duplicateEntry
+        /// An encrypted entry.
+        case encrypted
+        /// A limit was reached; the message names it.
+        case limitExceeded
+        /// Writing or reading the archive file itself failed.
+        case io
+    }
+
+    public var code: Code
+    /// The archive, as the caller named it.
+    public var archive: String
+    /// The entry's path as stored in the archive, when the error is about one.
+    public var entry: String?
+    public var message: String
+
+    public init(_ code: Code, archive: String, entry: String? = nil, message: String) {
+        self.code = code
+        self.archive = archive
+        self.entry = entry
+        self.message = message
+    }
+}
+
+extension ArchiveError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        if let entry {
+            return "\(archive): \"\(entry)\": \(message)"
+        }
+        return "\(archive): \(message)"
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,198 @@
+import CArchive
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// One libarchive write handle (`archive_write_new`), configured for a
+/// format and opened on a descriptor or a callback; freed with the object.
+/// Every call runs under ``ArchiveLocale``.
+final class ArchiveWriteHandle {
+    private let archive: OpaquePointer
+    /// The archive's name for errors.
+    let name: String
+    private let options: ArchiveWriteOptions
+    private let entry: OpaquePointer
+    /// Where bytes go when writing to a callback, and the error it threw.
+    private var sink: Sink?
+
+    final class Sink {
+        let write: (UnsafeRawBufferPointer) throws -> Void
+        var error: Error?
+        init(_ write: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.write = write }
+    }
+
+    init(options: ArchiveWriteOptions, name: String) throws {
+        guard let archive = archive_write_new(), let entry = archive_entry_new() else {
+            throw ArchiveError(.libarchive, archive: name, message: "libarchive could not allocate a writer")
+        }
+        self.archive = archive
+        self.entry = entry
+        self.name = name
+        self.options = options
+        try ArchiveLocale.withUTF8 { try configure() }
+    }
+
+    deinit {
+        archive_entry_free(entry)
+        archive_write_free(archive)
+    }
+
+    private func configure() throws {
+        let format = options.format
+        switch format.container {
+        case .zip:
+            try check(archive_write_set_format_zip(archive))
+            try setFormatOption("zip", "compression", options.zipMethod.rawValue)
+            try setFormatOption("zip", "hdrcharset", "UTF-8")
+            if let level = options.compressionLevel {
+                try setFormatOption("zip", "compression-level", String(level))
+            }
+        case .pax:
+            try check(archive_write_set_format_pax(archive))
+            try setFormatOption("pax", "hdrcharset", "UTF-8")
+        case .ustar:
+            try check(archive_write_set_format_ustar(archive))
+        case .gnutar:
+            try check(archive_write_set_format_gnutar(archive))
+        case .cpio:
+            try check(archive_write_set_format_cpio_newc(archive))
+        case .sevenZip:
+            try check(archive_write_set_format_7zip(archive))
+            if let level = options.compressionLevel {
+                try setFormatOption("7zip", "compression-level", String(level))
+            }
+        }
+        let filter: String? = switch format.compression {
+        case .none: nil
+        case .gzip: "gzip"
+        case .bzip2: "bzip2"
+        case .xz: "xz"
+        case .zstd: "zstd"
+        case .lz4: "lz4"
+        }
+        switch format.compression {
+        case .none: break
+        case .gzip: try check(archive_write_add_filter_gzip(archive))
+        case .bzip2: try check(archive_write_add_filter_bzip2(archive))
+        case .xz: try check(archive_write_add_filter_xz(archive))
+        case .zstd: try check(archive_write_add_filter_zstd(archive))
+        case .lz4: try check(archive_write_add_filter_lz4(archive))
+        }
+        if let filter, let level = options.compressionLevel {
+            try check(archive_write_set_filter_option(archive, filter, "compression-level", String(level)))
+        }
+        try setUnpadded()
+        if format.compression == .gzip, options.reproducible {
+            try check(archive_write_set_filter_option(archive, "gzip", "timestamp", nil))
+        }
+    }
+
+    private func setFormatOption(_ module: String, _ option: String, _ value: String) throws {
+        try check(archive_write_set_format_option(archive, module, option, value))
+    }
+
+    /// No padding after the last byte: a compressed stream must end where
+    /// its data ends (zstd reads trailing zeros as a broken frame), and tar
+    /// readers need only tar's own two end blocks.
+    private func setUnpadded() throws {
+        try check(archive_write_set_bytes_in_last_block(archive, 1))
+    }
+
+
+    /// Writes to the open descriptor `fd`, which the caller keeps and closes.
+    func open(fd: CInt) throws {
+        try ArchiveLocale.withUTF8 { try check(archive_write_open_fd(archive, fd)) }
+    }
+
+    /// Writes through `write`, which gets the archive's bytes in order.
+    func open(sink write: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
+        let sink = Sink(write)
+        self.sink = sink
+        try ArchiveLocale.withUTF8 {
+            try check(archive_write_open2(
+                archive, Unmanaged.passUnretained(sink).toOpaque(), nil,
+                { _, context, buffer, length in
+                    let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+                    do {
+                        try sink.write(UnsafeRawBufferPointer(start: buffer, count: length))
+                        return length
+                    } catch {
+                        sink.error = error
+                        return -1
+                    }
+                },
+                nil, nil))
+        }
+    }
+
+    /// One entry's header.
+    struct Header {
+        enum Kind { case regularFile, directory, symbolicLink }
+        var path: String
+        var kind: Kind
+        var permissions: UInt16
+        var size: Int
+        var modified: FileTimestamp
+        var owner: FileOwner?
+        var linkTarget: [UInt8]?
+    }
+
+    /// Starts an entry; its data follows with ``writeData(_:entry:)``.
+    func writeHeader(_ header: Header, stored: Bool = false) throws {
+        try ArchiveLocale.withUTF8 {
+            if options.format.container == .zip, options.zipMethod == .deflate {
+                try check(stored ? archive_write_zip_set_compression_store(archive) : archive_write_zip_set_compression_deflate(archive))
+            }
+            archive_entry_clear(entry)
+            archive_entry_set_pathname_utf8(entry, header.path)
+            // libarchive's AE_IF* values are the POSIX S_IF* ones.
+            let type: mode_t = switch header.kind {
+            case .regularFile: S_IFREG
+            case .directory: S_IFDIR
+            case .symbolicLink: S_IFLNK
+            }
+            archive_entry_set_filetype(entry, UInt32(type))
+            archive_entry_set_perm(entry, mode_t(header.permissions))
+            archive_entry_set_size(entry, la_int64_t(header.kind == .regularFile ? header.size : 0))
+            archive_entry_set_mtime(entry, time_t(header.modified.seconds), Int(header.modified.nanoseconds))
+            archive_entry_set_uid(entry, la_int64_t(header.owner?.userID ?? 0))
+            archive_entry_set_gid(entry, la_int64_t(header.owner?.groupID ?? 0))
+            if let target = header.linkTarget {
+                (target + [0]).withUnsafeBufferPointer {
+                    $0.withMemoryRebound(to: CChar.self) { archive_entry_set_symlink_utf8(entry, $0.baseAddress) }
+                }
+            }
+            try check(archive_write_header(archive, entry), entry: header.path)
+        }
+    }
+
+    /// Writes bytes of the current entry.
+    func writeData(_ bytes: UnsafeRawBufferPointer, entry path: String) throws {
+        guard bytes.count > 0 else { return }
+        try ArchiveLocale.withUTF8 {
+            var offset = 0
+            while offset < bytes.count {
+                let written = archive_write_data(archive, bytes.baseAddress! + offset, bytes.count - offset)
+                guard written > 0 else {
+                    try check(CInt(truncatingIfNeeded: written < 0 ? written : Int(ARCHIVE_FATAL)), entry: path)
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Finishes the archive: trailers, padding, the filter's last bytes.
+    func close() throws {
+        try ArchiveLocale.withUTF8 { try check(archive_write_close(archive)) }
+    }
+
+    /// Throws for a status below `ARCHIVE_WARN`, with libarchive's message,
+    /// or the error a sink threw.
+    private func check(_ status: CInt, entry path: String? = nil) throws {
+        guard status < ARCHIVE_WARN else { return }
+        if let error = sink?.error { throw error }
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed (status \(status))"
+        throw ArchiveError(.libarchive, archive: name, entry: path, message: message)
+    }
+}

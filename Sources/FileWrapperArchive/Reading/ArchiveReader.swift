@@ -1,0 +1,172 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// Reads an archive of any format libarchive reads (detected from the
+/// bytes, whatever the name) into a FileWrapper tree in memory, within
+/// ``ArchiveReadLimits``.
+///
+/// Refused, with an error that names the archive and the entry: absolute
+/// paths and `..` components, device nodes, FIFOs and sockets, encrypted
+/// entries, two entries at one path (or at two paths that are one Swift
+/// `String`), a hard link to anything but an earlier regular file, and
+/// damaged or truncated data.
+public enum ArchiveReader {
+    /// The tree in the archive file at `url`: a directory wrapper whose
+    /// children are the archive's top-level entries.
+    public static func fileWrapper(contentsOf url: URL, limits: ArchiveReadLimits = .inMemory) throws -> FileWrapper {
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ArchiveError(.io, archive: url.path, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { Glibc.close(fd) }
+        let handle = try ArchiveReadHandle(name: url.path)
+        try handle.open(fd: fd)
+        return try TreeBuilder(handle: handle, limits: limits).build()
+    }
+
+    /// The tree in the archive `data`; `name` stands for it in errors.
+    public static func fileWrapper(from data: Data, name: String = "archive", limits: ArchiveReadLimits = .inMemory) throws -> FileWrapper {
+        let handle = try ArchiveReadHandle(name: name)
+        try handle.open(data: data)
+        return try TreeBuilder(handle: handle, limits: limits).build()
+    }
+}
+
+/// Builds a tree from an archive's entries, one at a time.
+private struct TreeBuilder {
+    let handle: ArchiveReadHandle
+    let limits: ArchiveReadLimits
+    let root = FileWrapper(directoryWithFileWrappers: [:])
+    /// Directories by path, to find parents; those made only as parents are
+    /// marked, so that a later entry for them is not a duplicate.
+    private var directories: [String: (wrapper: FileWrapper, implicit: Bool)] = [:]
+    /// Regular files by path, for hard links.
+    private var files: [String: FileWrapper] = [:]
+    private var entries = 0
+    private var bytes: Int64 = 0
+
+    init(handle: ArchiveReadHandle, limits: ArchiveReadLimits) {
+        self.handle = handle
+        self.limits = limits
+        directories[""] = (root, true)
+    }
+
+    consuming func build() throws -> FileWrapper {
+        while let header = try handle.nextHeader() {
+            entries += 1
+            guard entries <= limits.maxEntries else {
+                throw error(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries (maxEntries)")
+            }
+            try add(header)
+        }
+        return root
+    }
+
+    private mutating func add(_ header: ArchiveReadHandle.Header) throws {
+        guard let path = header.path else {
+            throw error(.unsafePath, header.rawPath, "the name cannot be decoded as UTF-8")
+        }
+        guard !header.isEncrypted else {
+            throw error(.encrypted, path, "the entry is encrypted")
+        }
+        let names = try EntryPath(path, archive: handle.name, limits: limits).components
+        let attributes = FileWrapper.Attributes(
+            permissions: header.permissions,
+            modificationDate: FileTimestamp(seconds: header.modified.seconds, nanoseconds: header.modified.nanoseconds),
+            owner: FileOwner(userID: header.owner.user, groupID: header.owner.group))
+
+        if let target = header.hardlinkTarget {
+            let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: handle.name, limits: limits).components
+            guard let original = files[targetNames.joined(separator: "/")] else {
+                throw error(.unsafePath, path, "the hard link's target \"\(target)\" is not an earlier regular file")
+            }
+            let copy = FileWrapper(regularFileWithContents: try original.readRegularFileContents())
+            copy.attributes = original.attributes
+            try insert(copy, at: names, entry: path)
+            files[names.joined(separator: "/")] = copy
+            return
+        }
+
+        switch header.type & S_IFMT {
+        case S_IFDIR:
+            let key = names.joined(separator: "/")
+            if let existing = directories[key] {
+                guard existing.implicit else { throw error(.duplicateEntry, path, "the archive has this directory twice") }
+                existing.wrapper.attributes = attributes
+                directories[key] = (existing.wrapper, false)
+                return
+            }
+            let directory = FileWrapper(directoryWithFileWrappers: [:])
+            directory.attributes = attributes
+            try insert(directory, at: names, entry: path)
+            directories[key] = (directory, false)
+        case S_IFREG:
+            let file = FileWrapper(regularFileWithContents: try readContents(entry: path))
+            file.attributes = attributes
+            try insert(file, at: names, entry: path)
+            files[names.joined(separator: "/")] = file
+        case S_IFLNK:
+            let target = header.symlinkTarget ?? []
+            guard target.count <= limits.maxLinkLength else {
+                throw error(.limitExceeded, path, "the symlink's target is longer than \(limits.maxLinkLength) bytes (maxLinkLength)")
+            }
+            let link = FileWrapper(symbolicLinkWithDestination: String(decoding: target, as: UTF8.self))
+            link.attributes = attributes
+            try insert(link, at: names, entry: path)
+        default:
+            throw error(.unsupportedEntry, path, "device nodes, FIFOs and sockets are not supported")
+        }
+    }
+
+    /// Adds `wrapper` at `names`, making missing parent directories.
+    private mutating func insert(_ wrapper: FileWrapper, at names: [String], entry: String) throws {
+        guard let name = names.last else {
+            throw error(.unsafePath, entry, "the entry would replace the archive's root")
+        }
+        var parent = root
+        for depth in 0..<(names.count - 1) {
+            let key = names[...depth].joined(separator: "/")
+            if let directory = directories[key] {
+                parent = directory.wrapper
+                continue
+            }
+            guard parent.fileWrappers?[names[depth]] == nil else {
+                throw error(.duplicateEntry, entry, "\"\(key)\" is a file, not a directory")
+            }
+            let directory = FileWrapper(directoryWithFileWrappers: [:])
+            directory.preferredFilename = names[depth]
+            parent.addFileWrapper(directory)
+            directories[key] = (directory, true)
+            parent = directory
+        }
+        if let existing = parent.fileWrappers?.keys.first(where: { $0 == name }) {
+            let detail = Array(existing.utf8) == Array(name.utf8)
+                ? "the archive has this path twice"
+                : "the name is the same Swift String as \"\(existing)\" (a different Unicode spelling)"
+            throw error(.duplicateEntry, entry, detail)
+        }
+        wrapper.preferredFilename = name
+        parent.addFileWrapper(wrapper)
+    }
+
+    /// The current entry's bytes, counted against `maxBytes` as they come.
+    private mutating func readContents(entry: String) throws -> Data {
+        var data = Data()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try handle.readData(into: buffer, entry: entry)
+            if count == 0 { return data }
+            bytes += Int64(count)
+            guard bytes <= limits.maxBytes else {
+                throw error(.limitExceeded, entry, "the contents exceed the limit of \(limits.maxBytes) bytes (maxBytes)")
+            }
+            data.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    private func error(_ code: ArchiveError.Code, _ entry: String, _ message: String) -> ArchiveError {
+        ArchiveError(code, archive: handle.name, entry: entry, message: message)
+    }
+}

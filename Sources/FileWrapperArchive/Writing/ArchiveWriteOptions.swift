@@ -1,0 +1,35 @@
+import Foundation
+
+/// How an archive is written.
+public struct ArchiveWriteOptions: Sendable, Hashable {
+    /// How a zip entry is compressed.
+    public enum ZipMethod: String, Sendable, Hashable {
+        case deflate, store
+    }
+
+    public var format: ArchiveFormat
+    /// The filter's or zip's compression level (gzip, bzip2, lz4 and zip
+    /// deflate 1-9, xz 0-9, zstd 1-22); `nil` for libarchive's default.
+    public var compressionLevel: Int?
+    /// Zip only: deflate (the default) or store every entry.
+    public var zipMethod: ZipMethod
+    /// Byte-for-byte reproducible output: owner 0 without names, times
+    /// clamped to `SOURCE_DATE_EPOCH` when it is set (and taken from it for
+    /// entries without a time), gzip without a timestamp. Entries are always
+    /// written in the same order.
+    public var reproducible: Bool
+    /// Zip only: a top-level regular file written first and stored
+    /// uncompressed, as EPUB and OpenDocument require of `mimetype`.
+    public var firstStoredEntry: String?
+
+    public init(
+        format: ArchiveFormat, compressionLevel: Int? = nil, zipMethod: ZipMethod = .deflate,
+        reproducible: Bool = false, firstStoredEntry: String? = nil
+    ) {
+        self.format = format
+        self.compressionLevel = compressionLevel
+        self.zipMethod = zipMethod
+        self.reproducible = reproducible
+        self.firstStoredEntry = firstStoredEntry
+    }
+}

@@ -1,0 +1,145 @@
+import FileWrapperArchive
+import FileWrapperKit
+import Foundation
+import Testing
+
+/// Every format we write gives back the tree: names (non-ASCII included),
+/// kinds, bytes, permission bits, symlink targets, empty directories and
+/// modification times (nanoseconds in pax).
+@Suite struct ArchiveRoundTripTests {
+    static let time = FileTimestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789)
+
+    static func sampleTree() -> FileWrapper {
+        func file(_ text: String, _ permissions: UInt16 = 0o644) -> FileWrapper {
+            let wrapper = FileWrapper(regularFileWithContents: Data(text.utf8))
+            wrapper.attributes = .init(permissions: permissions, modificationDate: time)
+            return wrapper
+        }
+        func directory(_ children: [String: FileWrapper]) -> FileWrapper {
+            let wrapper = FileWrapper(directoryWithFileWrappers: children)
+            wrapper.attributes = .init(permissions: 0o755, modificationDate: time)
+            return wrapper
+        }
+        let binary = FileWrapper(regularFileWithContents: Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }))
+        binary.attributes = .init(permissions: 0o600, modificationDate: time)
+        let link = FileWrapper(symbolicLinkWithDestination: "../Entries/Caf\u{E9}.md")
+        link.attributes.modificationDate = time
+        return directory([
+            "index.json": file("{\"entries\": 2}"),
+            "Entries": directory([
+                "Caf\u{E9}.md": file("composed name"),
+                "\u{6771}\u{4EAC} \u{2013} notes.md": file("CJK and a dash"),
+            ]),
+            "Media": directory(["blob.bin": binary, "latest.md": link]),
+            "Scripts": directory(["run.sh": file("#!/bin/sh\n", 0o755)]),
+            "Drafts": directory([:]),
+        ])
+    }
+
+    /// Path -> (kind, permissions, contents or target, time) for comparing trees.
+    static func summary(_ root: FileWrapper, nanoseconds: Bool) -> [String: String] {
+        var result: [String: String] = [:]
+        var pending = [("", root)]
+        while let (path, wrapper) = pending.popLast() {
+            let time = wrapper.attributes.modificationDate.map { nanoseconds ? "\($0.seconds).\($0.nanoseconds)" : "\($0.seconds)" } ?? "-"
+            if wrapper.isDirectory {
+                if !path.isEmpty { result[path] = "dir \(String(wrapper.attributes.permissions ?? 0, radix: 8)) \(time)" }
+                for (name, child) in wrapper.fileWrappers! { pending.append((path.isEmpty ? name : path + "/" + name, child)) }
+            } else if wrapper.isSymbolicLink {
+                result[path] = "link -> \(wrapper.symbolicLinkDestination!) \(time)"
+            } else {
+                let digest = wrapper.regularFileContents.map { "\($0.count) bytes \($0.hashValue)" } ?? "unreadable"
+                result[path] = "file \(String(wrapper.attributes.permissions ?? 0, radix: 8)) \(digest) \(time)"
+            }
+        }
+        return result
+    }
+
+    @Test(arguments: ArchiveFormat.allWritable)
+    func theTreeSurvives(format: ArchiveFormat) throws {
+        let tree = Self.sampleTree()
+        let data = try ArchiveWriter.data(for: tree, options: ArchiveWriteOptions(format: format))
+        let read = try ArchiveReader.fileWrapper(from: data, name: "test.\(format.fileExtension)")
+
+        let expected = Self.summary(tree, nanoseconds: format.keepsNanoseconds)
+        let actual = Self.summary(read, nanoseconds: format.keepsNanoseconds)
+        #expect(actual == expected)
+        #expect(read.fileWrappers?["Entries"]?.fileWrappers?.keys.contains("Caf\u{E9}.md") == true)
+    }
+
+    @Test func theFormatComesFromTheBytesNotTheName() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fwk-archive-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let misnamed = directory.appendingPathComponent("really-a-tar-zst.zip")
+
+        try ArchiveWriter.write(Self.sampleTree(), to: misnamed, options: ArchiveWriteOptions(format: .tarZstd))
+
+        let zstdMagic = Data([0x28, 0xB5, 0x2F, 0xFD])
+        #expect(try Data(contentsOf: misnamed).prefix(4) == zstdMagic)
+        let read = try ArchiveReader.fileWrapper(contentsOf: misnamed)
+        #expect(Self.summary(read, nanoseconds: true) == Self.summary(Self.sampleTree(), nanoseconds: true))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["really-a-tar-zst.zip"])
+    }
+
+    @Test(arguments: ArchiveFormat.allWritable)
+    func reproduciblePackingGivesTheSameBytesTwice(format: ArchiveFormat) throws {
+        let options = ArchiveWriteOptions(format: format, reproducible: true)
+        let first = try ArchiveWriter.data(for: Self.sampleTree(), options: options)
+        let second = try ArchiveWriter.data(for: Self.sampleTree(), options: options)
+        #expect(first == second)
+    }
+
+    @Test func extensionsAndNamesChooseFormats() {
+        #expect(ArchiveFormat(fileExtensionOf: "Book.epub.zip") == .zip)
+        #expect(ArchiveFormat(fileExtensionOf: "x.TAR.GZ") == .tarGzip)
+        #expect(ArchiveFormat(fileExtensionOf: "x.tgz") == .tarGzip)
+        #expect(ArchiveFormat(fileExtensionOf: "x.tar.zst") == .tarZstd)
+        #expect(ArchiveFormat(fileExtensionOf: "x.7z") == .sevenZip)
+        #expect(ArchiveFormat(fileExtensionOf: "x.rar") == nil)
+        #expect(ArchiveFormat(name: "ustar.xz") == ArchiveFormat(.ustar, compression: .xz))
+        #expect(ArchiveFormat(name: "tar.zst") == .tarZstd)
+        #expect(ArchiveFormat(name: "tgz") == .tarGzip)
+        #expect(ArchiveFormat(name: "zip.gz") == nil)
+        #expect(ArchiveFormat(name: "shar") == nil)
+    }
+
+    @Test func aZipContainerCanStartWithAStoredMimetype() throws {
+        let book = FileWrapper(directoryWithFileWrappers: [
+            "mimetype": FileWrapper(regularFileWithContents: Data("application/epub+zip".utf8)),
+            "META-INF": FileWrapper(directoryWithFileWrappers: [
+                "container.xml": FileWrapper(regularFileWithContents: Data(String(repeating: "<x/>", count: 200).utf8)),
+            ]),
+        ])
+        let data = try ArchiveWriter.data(for: book, options: ArchiveWriteOptions(format: .zip, firstStoredEntry: "mimetype"))
+
+        // The first local file header: signature, method 0 (stored), name "mimetype", then the bytes themselves.
+        #expect(data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04]))
+        #expect(data[8] == 0 && data[9] == 0)
+        let nameLength = Int(data[26]) | Int(data[27]) << 8
+        let extraLength = Int(data[28]) | Int(data[29]) << 8
+        #expect(String(decoding: data[30..<(30 + nameLength)], as: UTF8.self) == "mimetype")
+        #expect(data[(30 + nameLength + extraLength)...].starts(with: Data("application/epub+zip".utf8)))
+        let read = try ArchiveReader.fileWrapper(from: data)
+        #expect(read.fileWrappers?["META-INF"]?.fileWrappers?["container.xml"]?.regularFileContents?.count == 800)
+    }
+
+    @Test func serializedRepresentationRoundTrips() throws {
+        let tree = Self.sampleTree()
+        tree.preferredFilename = "Sample.package"
+        let data = try #require(tree.serializedRepresentation)
+        #expect(tree.serializedRepresentation == data, "the representation is deterministic")
+
+        let copy = try #require(FileWrapper(serializedRepresentation: data))
+        #expect(copy.preferredFilename == "Sample.package")
+        #expect(Self.summary(copy, nanoseconds: true) == Self.summary(tree, nanoseconds: true))
+        #expect(copy.attributes.permissions == 0o755)
+        #expect(FileWrapper(serializedRepresentation: Data("not an archive".utf8)) == nil)
+
+        let single = FileWrapper(regularFileWithContents: Data("just me".utf8))
+        single.preferredFilename = "note.txt"
+        let singleData = try #require(single.serializedRepresentation)
+        let singleCopy = try #require(FileWrapper(serializedRepresentation: singleData))
+        #expect(singleCopy.isRegularFile && singleCopy.regularFileContents == Data("just me".utf8))
+    }
+}
