@@ -59,7 +59,9 @@ final class ArchiveReadHandle {
             var entry: OpaquePointer?
             let status = archive_read_next_header(archive, &entry)
             if status == ARCHIVE_EOF { return nil }
-            try check(status, entry: nil)
+            // A warning or a retry (a damaged header libarchive skipped past)
+            // means entries may be missing or wrong: refuse, never guess.
+            guard status == ARCHIVE_OK else { throw failure(status, entry: nil) }
             guard let entry else { return nil }
             let rawPath = archive_entry_pathname(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) } ?? ""
             return Header(
@@ -79,16 +81,21 @@ final class ArchiveReadHandle {
     func readData(into buffer: UnsafeMutableRawBufferPointer, entry: String) throws -> Int {
         try ArchiveLocale.withUTF8 {
             let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
-            if count < 0 { try check(CInt(truncatingIfNeeded: count), entry: entry) }
-            return max(count, 0)
+            guard count >= 0 else { throw failure(CInt(truncatingIfNeeded: count), entry: entry) }
+            return count
         }
     }
 
     /// Throws for a status below `ARCHIVE_WARN`, with libarchive's message.
     private func check(_ status: CInt, entry: String?) throws {
         guard status < ARCHIVE_WARN else { return }
+        throw failure(status, entry: entry)
+    }
+
+    /// The error for a failed call, with libarchive's message.
+    private func failure(_ status: CInt, entry: String?) -> ArchiveError {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed (status \(status))"
-        throw ArchiveError(.corrupt, archive: name, entry: entry, message: message)
+        return ArchiveError(.corrupt, archive: name, entry: entry, message: message)
     }
 
     private static func bytes(_ string: UnsafePointer<CChar>) -> [UInt8] {

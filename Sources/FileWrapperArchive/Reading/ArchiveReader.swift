@@ -140,7 +140,8 @@ private struct TreeBuilder {
             directories[key] = (directory, true)
             parent = directory
         }
-        if let existing = parent.fileWrappers?.keys.first(where: { $0 == name }) {
+        if let siblings = parent.fileWrappers, let index = siblings.index(forKey: name) {
+            let existing = siblings.keys[index]
             let detail = Array(existing.utf8) == Array(name.utf8)
                 ? "the archive has this path twice"
                 : "the name is the same Swift String as \"\(existing)\" (a different Unicode spelling)"

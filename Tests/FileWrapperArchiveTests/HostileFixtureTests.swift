@@ -1,0 +1,54 @@
+import FileWrapperArchive
+import FileWrapperKit
+import Foundation
+import Testing
+
+/// The hostile archives of `Fixtures/Hostile` (made by
+/// `Tools/make-hostile-archives.py`, described in its manifest), read into
+/// memory: refused with an error that names the archive, or accepted.
+@Suite struct HostileFixtureTests {
+    struct Fixture: Decodable, CustomTestStringConvertible, Sendable {
+        let file: String
+        let rule: String
+        let expect: String
+        let entry: String?
+        var testDescription: String { file }
+    }
+
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Hostile")
+
+    static let fixtures: [Fixture] = {
+        let data = (try? Data(contentsOf: directory.appendingPathComponent("manifest.json"))) ?? Data("[]".utf8)
+        return (try? JSONDecoder().decode([Fixture].self, from: data)) ?? []
+    }()
+
+    /// Rules that only matter when unpacking to disk, where a symlink is
+    /// followed, an entry may land on the destination, or bytes are
+    /// written: in memory a symlink is only text and the byte limit is
+    /// 1 GiB. The unpacker refuses these.
+    static let unpackOnlyRules: Set = [
+        "symlink-escape", "symlink-write-through", "hardlink-to-symlink", "destination-itself", "ratio-bomb", "name-too-long",
+    ]
+
+    @Test func theManifestIsThere() {
+        #expect(Self.fixtures.count >= 50)
+    }
+
+    @Test(arguments: fixtures.filter { $0.expect == "refuse" && !unpackOnlyRules.contains($0.rule) })
+    func isRefused(fixture: Fixture) throws {
+        let url = Self.directory.appendingPathComponent(fixture.file)
+        let error = try #require(throws: ArchiveError.self) { try ArchiveReader.fileWrapper(contentsOf: url) }
+        #expect(error.archive == url.path)
+        if let entry = fixture.entry, ![.corrupt, .limitExceeded].contains(error.code) {
+            #expect(error.entry == entry, "\(error)")
+        }
+    }
+
+    @Test(arguments: fixtures.filter { $0.expect == "accept" })
+    func isAccepted(fixture: Fixture) throws {
+        let tree = try ArchiveReader.fileWrapper(contentsOf: Self.directory.appendingPathComponent(fixture.file))
+        #expect(!(tree.fileWrappers ?? [:]).isEmpty)
+    }
+}
