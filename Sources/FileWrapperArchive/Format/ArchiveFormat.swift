@@ -17,7 +17,8 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
         case sevenZip = "7z"
     }
 
-    /// The filter a tar or cpio stream goes through.
+    /// The filter a tar or cpio stream goes through; the raw values are
+    /// libarchive's filter names.
     public enum Compression: String, Hashable, Sendable, CaseIterable {
         case none, gzip, bzip2, xz, zstd, lz4
     }

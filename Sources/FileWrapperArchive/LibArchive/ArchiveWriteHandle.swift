@@ -62,42 +62,26 @@ final class ArchiveWriteHandle {
                 try setFormatOption("7zip", "compression-level", String(level))
             }
         }
-        let filter: String? = switch format.compression {
-        case .none: nil
-        case .gzip: "gzip"
-        case .bzip2: "bzip2"
-        case .xz: "xz"
-        case .zstd: "zstd"
-        case .lz4: "lz4"
+        if format.compression != .none {
+            // Our compression names are libarchive's filter names.
+            let filter = format.compression.rawValue
+            try check(archive_write_add_filter_by_name(archive, filter))
+            if let level = options.compressionLevel {
+                try check(archive_write_set_filter_option(archive, filter, "compression-level", String(level)))
+            }
         }
-        switch format.compression {
-        case .none: break
-        case .gzip: try check(archive_write_add_filter_gzip(archive))
-        case .bzip2: try check(archive_write_add_filter_bzip2(archive))
-        case .xz: try check(archive_write_add_filter_xz(archive))
-        case .zstd: try check(archive_write_add_filter_zstd(archive))
-        case .lz4: try check(archive_write_add_filter_lz4(archive))
-        }
-        if let filter, let level = options.compressionLevel {
-            try check(archive_write_set_filter_option(archive, filter, "compression-level", String(level)))
-        }
-        try setUnpadded()
         if format.compression == .gzip, options.reproducible {
             try check(archive_write_set_filter_option(archive, "gzip", "timestamp", nil))
         }
+        // No padding after the last byte: a compressed stream must end where
+        // its data ends (zstd reads trailing zeros as a broken frame), and tar
+        // readers need only tar's own two end blocks.
+        try check(archive_write_set_bytes_in_last_block(archive, 1))
     }
 
     private func setFormatOption(_ module: String, _ option: String, _ value: String) throws {
         try check(archive_write_set_format_option(archive, module, option, value))
     }
-
-    /// No padding after the last byte: a compressed stream must end where
-    /// its data ends (zstd reads trailing zeros as a broken frame), and tar
-    /// readers need only tar's own two end blocks.
-    private func setUnpadded() throws {
-        try check(archive_write_set_bytes_in_last_block(archive, 1))
-    }
-
 
     /// Writes to the open descriptor `fd`, which the caller keeps and closes.
     func open(fd: CInt) throws {
