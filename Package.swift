@@ -45,19 +45,26 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // A child process for the tests that kill a save midway.
+        // A child process for the tests that kill an operation midway, run
+        // it under another user or time zone, or bound its memory.
         .executableTarget(
             name: "fwk-test-child",
-            dependencies: ["FileWrapperKit"],
+            dependencies: ["FileWrapperArchive"],
             path: "Tests/TestChild"
+        ),
+        // Temporary directories and trees on disk, read independently of the library.
+        .target(
+            name: "TestSupport",
+            dependencies: ["CFileSystem"],
+            path: "Tests/TestSupport"
         ),
         .testTarget(
             name: "FileWrapperKitTests",
-            dependencies: ["FileWrapperKit", "CFileSystem", "fwk-test-child"]
+            dependencies: ["FileWrapperKit", "CFileSystem", "TestSupport", "fwk-test-child"]
         ),
         .testTarget(
             name: "FileWrapperArchiveTests",
-            dependencies: ["FileWrapperArchive"]
+            dependencies: ["FileWrapperArchive", "TestSupport", "fwk-test-child"]
         ),
         .testTarget(
             name: "WrapInspectTests",

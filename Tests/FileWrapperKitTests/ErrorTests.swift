@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import FileWrapperKit
 
 /// Errors name the path and the failing call, and a failed save loses nothing.

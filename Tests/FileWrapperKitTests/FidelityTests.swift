@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import FileWrapperKit
 
 /// A bundle read lazily and written elsewhere is the same tree: bytes,

@@ -4,6 +4,7 @@
 import FileWrapperKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct FoundationPatternsTests {
     @Test func buildAPackageInMemoryAndSaveIt() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import FileWrapperKit
 
 /// An atomic save killed at any instant leaves the old document or the new

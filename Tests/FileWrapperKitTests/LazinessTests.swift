@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import FileWrapperKit
 
 /// Opening a package reads no file contents: a 4 GiB file costs nothing

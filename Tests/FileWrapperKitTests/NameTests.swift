@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import FileWrapperKit
 
 /// Names Swift cannot keep apart are refused with an error that names the

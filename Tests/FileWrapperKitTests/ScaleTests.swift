@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import FileWrapperKit
 
 /// Deep and wide trees read, write, compare and free without recursion.

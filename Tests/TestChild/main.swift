@@ -1,35 +1,30 @@
-// A child process for FileWrapperKit's tests: runs one operation so that a
-// test can kill it midway or run it under another user.
+// A child process for the tests: runs one operation so that a test can kill
+// it midway, run it under another user or time zone, or bound its memory.
 //
-//   fwk-test-child save SOURCE DESTINATION   read SOURCE, save it atomically over DESTINATION
-//   fwk-test-child read PATH                 read PATH and every file's contents
+//   fwk-test-child save SOURCE DESTINATION         read SOURCE, save it atomically over DESTINATION
+//   fwk-test-child read PATH                       read PATH and every file's contents
+//   fwk-test-child pack FORMAT SOURCE ARCHIVE [--reproducible]
+//                                                  pack the bundle SOURCE into ARCHIVE (FORMAT: an extension such as tar.gz)
 //
 // Exits 0 on success; on error prints the error on standard error and exits 2.
-import FileWrapperKit
 import Foundation
 
-func run(_ arguments: [String]) throws {
-    switch (arguments.first, arguments.count) {
-    case ("save", 3):
-        let wrapper = try FileWrapper(url: URL(fileURLWithPath: arguments[1]))
-        try wrapper.write(to: URL(fileURLWithPath: arguments[2]), options: .atomic, originalContentsURL: nil)
-    case ("read", 2):
-        var pending = [try FileWrapper(url: URL(fileURLWithPath: arguments[1]))]
-        while let wrapper = pending.popLast() {
-            if wrapper.isDirectory {
-                pending.append(contentsOf: wrapper.fileWrappers!.values)
-            } else if wrapper.isRegularFile {
-                _ = try wrapper.readRegularFileContents()
-            }
-        }
-    default:
-        FileHandle.standardError.write(Data("usage: fwk-test-child save SOURCE DESTINATION | read PATH\n".utf8))
-        exit(2)
-    }
-}
+let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [String], _ flags: Set<String>) throws -> Void)] = [
+    "save": (2, "save SOURCE DESTINATION", save),
+    "read": (1, "read PATH", read),
+    "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
+]
 
+var arguments = Array(CommandLine.arguments.dropFirst())
+let flags = Set(arguments.filter { $0.hasPrefix("--") })
+arguments.removeAll { $0.hasPrefix("--") }
+guard let name = arguments.first, let command = commands[name], arguments.count - 1 == command.arguments else {
+    let usage = commands.keys.sorted().map { "fwk-test-child " + commands[$0]!.usage }.joined(separator: "\n")
+    FileHandle.standardError.write(Data("usage:\n\(usage)\n".utf8))
+    exit(2)
+}
 do {
-    try run(Array(CommandLine.arguments.dropFirst()))
+    try command.run(Array(arguments.dropFirst()), flags)
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(2)

@@ -2,10 +2,10 @@ import Foundation
 
 /// A fresh directory for one test, removed when the test ends, so that
 /// tests run in parallel without sharing files.
-final class TemporaryDirectory {
-    let url: URL
+public final class TemporaryDirectory {
+    public let url: URL
 
-    init(_ name: String = #function) throws {
+    public init(_ name: String = #function) throws {
         let safeName = name.filter { $0.isLetter || $0.isNumber }
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("fwk-tests", isDirectory: true)
@@ -27,7 +27,7 @@ final class TemporaryDirectory {
         rm.waitUntilExit()
     }
 
-    func appending(_ path: String) -> URL {
+    public func appending(_ path: String) -> URL {
         url.appendingPathComponent(path)
     }
 }

@@ -4,27 +4,32 @@ import Glibc
 
 /// What is on disk below a directory, read with plain `lstat`, `readlink`
 /// and `lgetxattr` calls independent of FileWrapperKit, for comparing trees.
-struct DiskTree: Equatable, CustomStringConvertible {
-    struct Entry: Equatable {
-        var kind: String
-        var mode: UInt32
-        var modified: timespecValue
-        var contents: Data?
-        var linkTarget: String?
-        var xattrs: [String: Data]
+public struct DiskTree: Equatable, CustomStringConvertible {
+    public struct Entry: Equatable {
+        public var kind: String
+        public var mode: UInt32
+        public var modified: timespecValue
+        public var contents: Data?
+        public var linkTarget: String?
+        public var xattrs: [String: Data]
     }
 
-    struct timespecValue: Equatable {
-        var seconds: Int
-        var nanoseconds: Int
+    public struct timespecValue: Equatable {
+        public var seconds: Int
+        public var nanoseconds: Int
+
+        public init(seconds: Int, nanoseconds: Int) {
+            self.seconds = seconds
+            self.nanoseconds = nanoseconds
+        }
     }
 
     /// Entries by path relative to the root ("" is the root itself).
-    var entries: [String: Entry]
+    public var entries: [String: Entry]
 
     /// Reads the tree at `url`. Modification times of directories are
     /// included only when `directoryTimes` is set.
-    init(_ url: URL, directoryTimes: Bool = true) throws {
+    public init(_ url: URL, directoryTimes: Bool = true) throws {
         entries = [:]
         var pending = [""]
         while let relative = pending.popLast() {
@@ -70,7 +75,7 @@ struct DiskTree: Equatable, CustomStringConvertible {
         return result
     }
 
-    var description: String {
+    public var description: String {
         entries.keys.sorted().map { key in
             let entry = entries[key]!
             return "\(key.isEmpty ? "." : key) \(entry.kind) \(String(entry.mode, radix: 8)) \(entry.modified.seconds).\(entry.modified.nanoseconds) \(entry.contents?.count ?? 0) \(entry.linkTarget ?? "") \(entry.xattrs.keys.sorted())"
@@ -79,23 +84,23 @@ struct DiskTree: Equatable, CustomStringConvertible {
 }
 
 /// Small helpers for building trees on disk with exact metadata.
-enum Disk {
-    static func write(_ text: String, to url: URL, mode: mode_t = 0o644) throws {
+public enum Disk {
+    public static func write(_ text: String, to url: URL, mode: mode_t = 0o644) throws {
         try write(Data(text.utf8), to: url, mode: mode)
     }
 
-    static func write(_ data: Data, to url: URL, mode: mode_t = 0o644) throws {
+    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o644) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: url)
         chmod(url.path, mode)
     }
 
-    static func setModificationTime(_ url: URL, seconds: Int, nanoseconds: Int) {
+    public static func setModificationTime(_ url: URL, seconds: Int, nanoseconds: Int) {
         var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
         utimensat(AT_FDCWD, url.path, &times, AT_SYMLINK_NOFOLLOW)
     }
 
-    static func setXattr(_ name: String, _ value: String, on url: URL) throws {
+    public static func setXattr(_ name: String, _ value: String, on url: URL) throws {
         let fd = open(url.path, O_RDONLY)
         defer { close(fd) }
         let bytes = Array(value.utf8)
@@ -104,13 +109,13 @@ enum Disk {
         }
     }
 
-    static func inode(_ url: URL) -> UInt64 {
+    public static func inode(_ url: URL) -> UInt64 {
         var info = stat()
         lstat(url.path, &info)
         return UInt64(info.st_ino)
     }
 
-    static func linkCount(_ url: URL) -> Int {
+    public static func linkCount(_ url: URL) -> Int {
         var info = stat()
         lstat(url.path, &info)
         return Int(info.st_nlink)
@@ -118,7 +123,7 @@ enum Disk {
 
     /// Mounts a tmpfs of `size` (such as `1m`) on a new directory `name`
     /// inside `directory`. Needs root; undo with ``unmount(_:)``.
-    static func mountTmpfs(size: String, named name: String, in directory: TemporaryDirectory) throws -> URL {
+    public static func mountTmpfs(size: String, named name: String, in directory: TemporaryDirectory) throws -> URL {
         let mountPoint = directory.appending(name)
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
         let result = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint.path])
@@ -126,18 +131,18 @@ enum Disk {
         return mountPoint
     }
 
-    static func unmount(_ mountPoint: URL) {
+    public static func unmount(_ mountPoint: URL) {
         _ = try? run("/bin/umount", [mountPoint.path])
     }
 
     /// Names in a directory, hidden ones included.
-    static func names(in url: URL) throws -> [String] {
+    public static func names(in url: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
     }
 
     /// Runs a program and returns its exit status and standard error.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    public static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -150,7 +155,7 @@ enum Disk {
     }
 
     /// The directory holding the built products (the test bundle and `fwk-test-child`).
-    static var productsDirectory: URL {
+    public static var productsDirectory: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     }
 }

@@ -1,0 +1,14 @@
+import FileWrapperArchive
+import FileWrapperKit
+import Foundation
+
+/// `pack FORMAT SOURCE ARCHIVE [--reproducible]`: packs the bundle SOURCE
+/// into ARCHIVE; FORMAT is an extension such as `zip` or `tar.gz`.
+func pack(_ arguments: [String], _ flags: Set<String>) throws {
+    guard let format = ArchiveFormat(name: arguments[0]) else {
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "unknown format \(arguments[0])"])
+    }
+    let wrapper = try FileWrapper(url: URL(fileURLWithPath: arguments[1]))
+    let options = ArchiveWriteOptions(format: format, reproducible: flags.contains("--reproducible"))
+    try ArchiveWriter.write(wrapper, to: URL(fileURLWithPath: arguments[2]), options: options)
+}
