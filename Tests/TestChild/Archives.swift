@@ -12,3 +12,10 @@ func pack(_ arguments: [String], _ flags: Set<String>) throws {
     let options = ArchiveWriteOptions(format: format, reproducible: flags.contains("--reproducible"))
     try ArchiveWriter.write(wrapper, to: URL(fileURLWithPath: arguments[2]), options: options)
 }
+
+/// `unpack ARCHIVE DESTINATION [--force]`: unpacks ARCHIVE into DESTINATION,
+/// replacing it with `--force`.
+func unpack(_ arguments: [String], _ flags: Set<String>) throws {
+    let options = ArchiveUnpackOptions(replacesExisting: flags.contains("--force"))
+    try ArchiveUnpacker.unpack(archiveAt: URL(fileURLWithPath: arguments[0]), to: URL(fileURLWithPath: arguments[1]), options: options)
+}

@@ -5,6 +5,8 @@
 //   fwk-test-child read PATH                       read PATH and every file's contents
 //   fwk-test-child pack FORMAT SOURCE ARCHIVE [--reproducible]
 //                                                  pack the bundle SOURCE into ARCHIVE (FORMAT: an extension such as tar.gz)
+//   fwk-test-child unpack ARCHIVE DESTINATION [--force]
+//                                                  unpack ARCHIVE into DESTINATION, replacing it with --force
 //
 // Exits 0 on success; on error prints the error on standard error and exits 2.
 import Foundation
@@ -13,6 +15,7 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "save": (2, "save SOURCE DESTINATION", save),
     "read": (1, "read PATH", read),
     "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
+    "unpack": (2, "unpack ARCHIVE DESTINATION [--force]", unpack),
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())

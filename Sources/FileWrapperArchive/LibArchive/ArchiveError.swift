@@ -1,3 +1,4 @@
+import FileWrapperKit
 import Foundation
 
 /// An error from writing or reading an archive: which archive, which entry,
@@ -19,8 +20,10 @@ public struct ArchiveError: Error, Sendable, Hashable {
         case encrypted
         /// A limit was reached; the message names it.
         case limitExceeded
-        /// Writing or reading the archive file itself failed.
+        /// Writing or reading the archive file, or writing what it holds, failed.
         case io
+        /// The destination of an unpack exists, and replacing it was not asked for.
+        case destinationExists
     }
 
     public var code: Code
@@ -39,9 +42,13 @@ public struct ArchiveError: Error, Sendable, Hashable {
 }
 
 extension ArchiveError: CustomStringConvertible, LocalizedError {
+    /// Control characters in the entry are escaped (`\u{1B}`), and an entry
+    /// longer than 240 characters is cut to its first 200, so that a
+    /// hostile name can neither drive a terminal nor flood it.
     public var description: String {
         if let entry {
-            return "\(archive): \"\(entry)\": \(message)"
+            let shown = entry.count > 240 ? entry.prefix(200) + "...(\(entry.utf8.count) bytes)" : Substring(entry)
+            return "\(archive): \"\(PathDisplay.text(shown.utf8))\": \(message)"
         }
         return "\(archive): \(message)"
     }

@@ -98,6 +98,12 @@ final class ArchiveReadHandle {
         return ArchiveError(.corrupt, archive: name, entry: entry, message: message)
     }
 
+    /// Bytes of the archive itself read so far (before decompression),
+    /// for the compression-ratio limit.
+    var archiveBytesRead: Int64 {
+        Int64(archive_filter_bytes(archive, -1))
+    }
+
     private static func bytes(_ string: UnsafePointer<CChar>) -> [UInt8] {
         Array(UnsafeBufferPointer(start: string, count: strlen(string))).map { UInt8(bitPattern: $0) }
     }

@@ -6,24 +6,72 @@ public struct ArchiveReadLimits: Sendable, Hashable {
     /// Bytes of file contents, counted as they are produced, never taken
     /// from a declared size.
     public var maxBytes: Int64
+    /// Bytes of file contents produced per byte of the archive read, checked
+    /// once more than ``ratioGraceBytes`` have been produced, so that a
+    /// small, very compressible document is never refused. 100:1 is more
+    /// than text, JSON or images reach with any compressor; a deflate bomb
+    /// reaches 1,000:1, bzip2 and zstd far more.
+    public var maxRatio: Double
+    /// Bytes of contents produced before ``maxRatio`` applies.
+    public var ratioGraceBytes: Int64
     /// Bytes in one entry's path.
     public var maxPathLength: Int
+    /// Bytes in one name of a path (Linux's `NAME_MAX` is 255).
+    public var maxNameLength: Int
     /// Components in one entry's path.
     public var maxDepth: Int
     /// Bytes in a symbolic link's target.
     public var maxLinkLength: Int
 
     public init(
-        maxEntries: Int = 100_000, maxBytes: Int64 = 1 << 30, maxPathLength: Int = 4096,
-        maxDepth: Int = 1024, maxLinkLength: Int = 4096
+        maxEntries: Int = 100_000, maxBytes: Int64 = 1 << 30, maxRatio: Double = 100, ratioGraceBytes: Int64 = 64 << 20,
+        maxPathLength: Int = 4096, maxNameLength: Int = 255, maxDepth: Int = 1024, maxLinkLength: Int = 4096
     ) {
         self.maxEntries = maxEntries
         self.maxBytes = maxBytes
+        self.maxRatio = maxRatio
+        self.ratioGraceBytes = ratioGraceBytes
         self.maxPathLength = maxPathLength
+        self.maxNameLength = maxNameLength
         self.maxDepth = maxDepth
         self.maxLinkLength = maxLinkLength
     }
 
     /// For building a FileWrapper in memory: at most 1 GiB of contents.
     public static let inMemory = ArchiveReadLimits()
+
+    /// For unpacking to disk: at most 4 GiB of contents.
+    public static let unpacking = ArchiveReadLimits(maxBytes: 4 << 30)
+}
+
+/// Counts the bytes of contents an archive produces, against the byte and
+/// ratio limits.
+struct ContentBudget {
+    let limits: ArchiveReadLimits
+    private(set) var bytes: Int64 = 0
+
+    init(limits: ArchiveReadLimits) {
+        self.limits = limits
+    }
+
+    /// Counts `count` more bytes of `entry`; `handle` tells how much of the
+    /// archive has been read so far.
+    mutating func spend(_ count: Int, entry: String, handle: ArchiveReadHandle) throws {
+        bytes += Int64(count)
+        if bytes > limits.maxBytes {
+            throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry,
+                               message: "the contents exceed the limit of \(limits.maxBytes) bytes (maxBytes)")
+        }
+        guard bytes > limits.ratioGraceBytes else { return }
+        let archiveBytes = max(handle.archiveBytesRead, 1)
+        if Double(bytes) > limits.maxRatio * Double(archiveBytes) {
+            throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry, message:
+                "\(bytes) bytes of contents from \(archiveBytes) bytes of archive exceed the compression ratio limit of \(limits.maxRatio.formatted):1 (maxRatio)")
+        }
+    }
+}
+
+private extension Double {
+    /// `100` rather than `100.0`.
+    var formatted: String { self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self) }
 }

@@ -44,11 +44,12 @@ private struct TreeBuilder {
     /// Regular files by path, for hard links.
     private var files: [String: FileWrapper] = [:]
     private var entries = 0
-    private var bytes: Int64 = 0
+    private var budget: ContentBudget
 
     init(handle: ArchiveReadHandle, limits: ArchiveReadLimits) {
         self.handle = handle
         self.limits = limits
+        budget = ContentBudget(limits: limits)
         directories[""] = (root, true)
     }
 
@@ -151,7 +152,7 @@ private struct TreeBuilder {
         parent.addFileWrapper(wrapper)
     }
 
-    /// The current entry's bytes, counted against `maxBytes` as they come.
+    /// The current entry's bytes, counted against the limits as they come.
     private mutating func readContents(entry: String) throws -> Data {
         var data = Data()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
@@ -159,10 +160,7 @@ private struct TreeBuilder {
         while true {
             let count = try handle.readData(into: buffer, entry: entry)
             if count == 0 { return data }
-            bytes += Int64(count)
-            guard bytes <= limits.maxBytes else {
-                throw error(.limitExceeded, entry, "the contents exceed the limit of \(limits.maxBytes) bytes (maxBytes)")
-            }
+            try budget.spend(count, entry: entry, handle: handle)
             data.append(contentsOf: buffer[..<count])
         }
     }

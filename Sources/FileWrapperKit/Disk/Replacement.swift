@@ -4,19 +4,19 @@ import SystemPackage
 
 /// Saving beside a destination and swapping into place: temporary names a
 /// later save recognises, removal of what a killed save left, and the swap.
-enum Replacement {
+package enum Replacement {
     private static let marker = ".fwk-save-"
 
     /// A fresh temporary sibling name for `name`:
     /// `.<name>.fwk-save-<pid>-<random>`, the name cut to fit `NAME_MAX`.
-    static func temporaryName(for name: String) -> String {
+    package static func temporaryName(for name: String) -> String {
         "." + prefix(of: name) + marker + "\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 
     /// Removes the temporaries that saves of `name` left in `parent` when
     /// their process died. Temporaries of live processes are left alone.
     /// Best effort: what cannot be removed now is tried again next time.
-    static func removeLeftovers(of name: String, in parent: CInt, parentPath: String) {
+    package static func removeLeftovers(of name: String, in parent: CInt, parentPath: String) {
         let start = Array(("." + prefix(of: name) + marker).utf8)
         guard let names = try? Syscall.names(inDirectory: parent, path: { parentPath }) else { return }
         for entry in names where entry.starts(with: start) {
@@ -30,7 +30,7 @@ enum Replacement {
     /// can exchange the two (`renameat2(RENAME_EXCHANGE)`). Returns the name
     /// under which the replaced item now sits, for removal, or `nil` when
     /// nothing was there or it is already gone.
-    static func swap(_ temporary: String, into name: String, in parent: CInt, parentPath: String) throws(FileWrapperError) -> String? {
+    package static func swap(_ temporary: String, into name: String, in parent: CInt, parentPath: String) throws(FileWrapperError) -> String? {
         let path = { PathDisplay.join(parentPath, [name]) }
         while true {
             if cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_EXCHANGE) == 0 {
@@ -49,6 +49,29 @@ enum Replacement {
                 throw FileWrapperError(systemCall: "renameat2", path: path(), errno: Errno(rawValue: Glibc.errno))
             case EINVAL, ENOSYS:
                 return try swapWithoutExchange(temporary, into: name, in: parent, path: path)
+            case let code:
+                throw FileWrapperError(systemCall: "renameat2", path: path(), errno: Errno(rawValue: code))
+            }
+        }
+    }
+
+    /// Renames `temporary` to `name` only if nothing is at `name`
+    /// (`renameat2(RENAME_NOREPLACE)`); fails with `EEXIST` otherwise. Where
+    /// the file system lacks the flag, a check before a plain rename stands
+    /// in for it.
+    package static func move(_ temporary: String, toNew name: String, in parent: CInt, parentPath: String) throws(FileWrapperError) {
+        let path = { PathDisplay.join(parentPath, [name]) }
+        while cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_NOREPLACE) != 0 {
+            switch Glibc.errno {
+            case EINTR:
+                continue
+            case EINVAL, ENOSYS:
+                var info = stat()
+                guard Glibc.fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) != 0 else {
+                    throw FileWrapperError(systemCall: "renameat", path: path(), errno: .fileExists)
+                }
+                try Syscall.retrying("renameat", path) { Glibc.renameat(parent, temporary, parent, name) }
+                return
             case let code:
                 throw FileWrapperError(systemCall: "renameat2", path: path(), errno: Errno(rawValue: code))
             }

@@ -9,13 +9,13 @@ import SystemPackage
 /// failure becomes a ``FileWrapperError`` that names the call and the path.
 /// Paths are passed as closures so that they are only built for an error:
 /// the calls themselves work relative to directory descriptors.
-enum Syscall {
-    typealias Path = () -> String
+package enum Syscall {
+    package typealias Path = () -> String
 
     /// Runs `body` until it succeeds or fails with something other than
     /// `EINTR`; -1 means failure, with the cause in `errno`.
     @discardableResult
-    static func retrying<Result: FixedWidthInteger>(
+    package static func retrying<Result: FixedWidthInteger>(
         _ call: String, _ path: Path, _ body: () -> Result
     ) throws(FileWrapperError) -> Result {
         while true {
@@ -28,7 +28,7 @@ enum Syscall {
     }
 
     /// `openat(2)`; `O_CLOEXEC` is always added.
-    static func open(
+    package static func open(
         _ name: String, in directory: CInt, flags: CInt, mode: mode_t = 0, path: Path
     ) throws(FileWrapperError) -> CInt {
         let call = flags & O_CREAT != 0 ? "openat(create)" : "openat"
@@ -36,7 +36,7 @@ enum Syscall {
     }
 
     /// `openat(2)` with a name given as bytes, for names that are not valid UTF-8.
-    static func open(
+    package static func open(
         bytes name: [UInt8], in directory: CInt, flags: CInt, path: Path
     ) throws(FileWrapperError) -> CInt {
         try withCName(name) { cName throws(FileWrapperError) in
@@ -45,24 +45,24 @@ enum Syscall {
     }
 
     /// Opens a directory without following a symlink in its last component.
-    static func openDirectory(_ name: String, in directory: CInt, path: Path) throws(FileWrapperError) -> CInt {
+    package static func openDirectory(_ name: String, in directory: CInt, path: Path) throws(FileWrapperError) -> CInt {
         try open(name, in: directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: path)
     }
 
     /// `close(2)`. Not retried: on Linux the descriptor is gone even when it fails.
-    static func close(_ fd: CInt) {
+    package static func close(_ fd: CInt) {
         _ = Glibc.close(fd)
     }
 
     /// `fstatat(2)` without following a final symlink.
-    static func status(of name: String, in directory: CInt, path: Path) throws(FileWrapperError) -> stat {
+    package static func status(of name: String, in directory: CInt, path: Path) throws(FileWrapperError) -> stat {
         var info = stat()
         try retrying("fstatat", path) { Glibc.fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) }
         return info
     }
 
     /// `fstatat(2)` without following a final symlink, for a name given as bytes.
-    static func status(ofBytes name: [UInt8], in directory: CInt, path: Path) throws(FileWrapperError) -> stat {
+    package static func status(ofBytes name: [UInt8], in directory: CInt, path: Path) throws(FileWrapperError) -> stat {
         var info = stat()
         try withCName(name) { cName throws(FileWrapperError) in
             try retrying("fstatat", path) { Glibc.fstatat(directory, cName, &info, AT_SYMLINK_NOFOLLOW) }
@@ -71,19 +71,19 @@ enum Syscall {
     }
 
     /// `fstat(2)`.
-    static func status(of fd: CInt, path: Path) throws(FileWrapperError) -> stat {
+    package static func status(of fd: CInt, path: Path) throws(FileWrapperError) -> stat {
         var info = stat()
         try retrying("fstat", path) { Glibc.fstat(fd, &info) }
         return info
     }
 
     /// `mkdirat(2)`.
-    static func makeDirectory(_ name: String, in directory: CInt, mode: mode_t, path: Path) throws(FileWrapperError) {
+    package static func makeDirectory(_ name: String, in directory: CInt, mode: mode_t, path: Path) throws(FileWrapperError) {
         try retrying("mkdirat", path) { Glibc.mkdirat(directory, name, mode) }
     }
 
     /// `symlinkat(2)` with the target's exact bytes.
-    static func makeSymbolicLink(
+    package static func makeSymbolicLink(
         _ name: String, in directory: CInt, target: [UInt8], path: Path
     ) throws(FileWrapperError) {
         try withCName(target) { cTarget throws(FileWrapperError) in
@@ -92,7 +92,7 @@ enum Syscall {
     }
 
     /// `readlinkat(2)`: the target's exact bytes, however long.
-    static func symbolicLinkTarget(ofBytes name: [UInt8], in directory: CInt, path: Path) throws(FileWrapperError) -> [UInt8] {
+    package static func symbolicLinkTarget(ofBytes name: [UInt8], in directory: CInt, path: Path) throws(FileWrapperError) -> [UInt8] {
         var capacity = 256
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)
@@ -109,28 +109,28 @@ enum Syscall {
     }
 
     /// `linkat(2)`: a hard link, not following a symlink.
-    static func link(
+    package static func link(
         _ name: String, in directory: CInt, as newName: String, in newDirectory: CInt, path: Path
     ) throws(FileWrapperError) {
         try retrying("linkat", path) { Glibc.linkat(directory, name, newDirectory, newName, 0) }
     }
 
     /// `unlinkat(2)`; `AT_REMOVEDIR` removes an empty directory.
-    static func remove(bytes name: [UInt8], in directory: CInt, isDirectory: Bool, path: Path) throws(FileWrapperError) {
+    package static func remove(bytes name: [UInt8], in directory: CInt, isDirectory: Bool, path: Path) throws(FileWrapperError) {
         try withCName(name) { cName throws(FileWrapperError) in
             try retrying("unlinkat", path) { Glibc.unlinkat(directory, cName, isDirectory ? AT_REMOVEDIR : 0) }
         }
     }
 
     /// `renameat2(2)` within one directory.
-    static func rename(
+    package static func rename(
         _ name: String, to newName: String, in directory: CInt, flags: UInt32, path: Path
     ) throws(FileWrapperError) {
         try retrying("renameat2", path) { cfs_renameat2(directory, name, directory, newName, flags) }
     }
 
     /// Writes all of `bytes` with `write(2)`, continuing after short writes.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: CInt, path: Path) throws(FileWrapperError) {
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: CInt, path: Path) throws(FileWrapperError) {
         var offset = 0
         while offset < bytes.count {
             let chunk = min(bytes.count - offset, 1 << 30)
@@ -142,7 +142,7 @@ enum Syscall {
     /// inside the kernel; falls back to read and write where the file
     /// systems do not support it. Returns the bytes copied, fewer only if
     /// the source ended early.
-    static func copy(
+    package static func copy(
         _ count: Int, from source: CInt, to destination: CInt, path: Path
     ) throws(FileWrapperError) -> Int {
         var copied = 0
@@ -177,7 +177,7 @@ enum Syscall {
 
     /// The names in a directory, `.` and `..` left out, in the order
     /// `readdir(3)` gives them.
-    static func names(inDirectory fd: CInt, path: Path) throws(FileWrapperError) -> [[UInt8]] {
+    package static func names(inDirectory fd: CInt, path: Path) throws(FileWrapperError) -> [[UInt8]] {
         let duplicate = try retrying("dup", path) { Glibc.dup(fd) }
         guard let stream = Glibc.fdopendir(duplicate) else {
             let code = Glibc.errno
@@ -205,7 +205,7 @@ enum Syscall {
 
     /// Calls `body` with `bytes` as a NUL-terminated C string.
     @discardableResult
-    static func withCName<Success>(
+    package static func withCName<Success>(
         _ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws(FileWrapperError) -> Success
     ) throws(FileWrapperError) -> Success {
         var terminated = bytes
@@ -220,7 +220,7 @@ enum Syscall {
 
     /// `UTIME_OMIT` for `utimensat(2)` and `futimens(2)`: leave this time as
     /// it is. (A C macro Swift does not import.)
-    static let omitTime = timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)
+    package static let omitTime = timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)
 }
 
 extension Data {

@@ -3,9 +3,9 @@ import Glibc
 /// Removes a file or a whole directory tree through descriptors, without
 /// recursion and without following symlinks: what a failed save leaves
 /// behind and what a save swapped out.
-enum TreeRemover {
+package enum TreeRemover {
     /// Removes `name` inside the directory `parent` and everything below it.
-    static func remove(_ name: [UInt8], in parent: CInt, parentPath: String) throws(FileWrapperError) {
+    package static func remove(_ name: [UInt8], in parent: CInt, parentPath: String) throws(FileWrapperError) {
         let path = PathDisplay.join(parentPath, [PathDisplay.text(name)])
         let info = try Syscall.status(ofBytes: name, in: parent, path: { path })
         guard InodeKind(mode: info.st_mode) == .directory else {

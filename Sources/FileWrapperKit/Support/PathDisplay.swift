@@ -15,7 +15,7 @@ package enum PathDisplay {
 
     /// `names` appended to `root` with slashes, without doubling the slash
     /// of the root directory `/`.
-    static func join(_ root: String, _ names: [String]) -> String {
+    package static func join(_ root: String, _ names: [String]) -> String {
         guard !names.isEmpty else { return root }
         return (root.hasSuffix("/") ? root : root + "/") + names.joined(separator: "/")
     }

@@ -1,0 +1,161 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// How an archive is unpacked.
+public struct ArchiveUnpackOptions: Sendable, Hashable {
+    public var limits: ArchiveReadLimits
+    /// Replace an existing destination. It is replaced only once the whole
+    /// archive has been unpacked; until then it stays as it was.
+    public var replacesExisting: Bool
+
+    public init(limits: ArchiveReadLimits = .unpacking, replacesExisting: Bool = false) {
+        self.limits = limits
+        self.replacesExisting = replacesExisting
+    }
+}
+
+/// What an unpack made.
+public struct ArchiveUnpackSummary: Sendable, Hashable {
+    /// Entries in the archive.
+    public var entries: Int
+    /// Bytes of file contents written.
+    public var bytes: Int64
+}
+
+/// Unpacks an archive of any format libarchive reads into a directory on
+/// disk, safely, whatever the archive holds.
+///
+/// Everything is written into a fresh temporary directory beside the
+/// destination, through directory descriptors (`openat` with `O_NOFOLLOW`,
+/// `mkdirat`, `symlinkat`, `linkat`), and renamed into place at the end. On
+/// any refusal or error the temporary is removed and the destination is as
+/// it was. libarchive's own `archive_write_disk` is not used: it changes the
+/// process umask (racing other threads, CVE-2023-30571), makes device nodes
+/// and does not check where symlinks lead.
+///
+/// Refused, with an ``ArchiveError`` that names the archive and the entry:
+/// absolute paths and `..` components; an entry for the destination itself
+/// (`.`, `./`, an empty name); a symlink whose target is absolute or leads
+/// out of the tree, following the symlinks the archive made before it; an
+/// entry below a symlink or a file; a hard link to anything but an earlier
+/// regular file; device nodes, FIFOs and sockets; a path twice; encrypted
+/// entries; damaged or truncated data; anything over ``ArchiveReadLimits``.
+///
+/// Kept: regular files, directories, symlinks and hard links, permission
+/// bits without setuid, setgid, sticky and group or other write, and
+/// modification times. Owners, extended attributes and ACLs are not
+/// restored. Directories get their modes and times last, deepest first.
+public enum ArchiveUnpacker {
+    /// Unpacks the archive at `archive` into the directory `destination`,
+    /// which must not exist unless `options.replacesExisting`.
+    @discardableResult
+    public static func unpack(
+        archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions()
+    ) throws -> ArchiveUnpackSummary {
+        let archivePath = archive.path
+        let source = Glibc.open(archivePath, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else {
+            throw ArchiveError(.io, archive: archivePath, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { Glibc.close(source) }
+        let handle = try ArchiveReadHandle(name: archivePath)
+        try handle.open(fd: source)
+        let place = try UnpackDestination(destination, archive: archivePath, replacesExisting: options.replacesExisting)
+        defer { place.close() }
+
+        let temporary = Replacement.temporaryName(for: place.name)
+        let root = try place.io(entry: nil) {
+            try Syscall.makeDirectory(temporary, in: place.parent, mode: 0o700, path: { place.path })
+            return try Syscall.openDirectory(temporary, in: place.parent, path: { place.path })
+        }
+        do {
+            defer { Syscall.close(root) }
+            let extraction = Extraction(handle: handle, root: root, place: place, limits: options.limits)
+            try extraction.run()
+            try place.io(entry: nil) {
+                try Syscall.retrying("fchmod", { place.path }) { fchmod(root, 0o755) }
+            }
+            try place.moveIntoPlace(temporary)
+            return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes)
+        } catch {
+            try? TreeRemover.remove(Array(temporary.utf8), in: place.parent, parentPath: place.parentPath)
+            throw error
+        }
+    }
+}
+
+/// The destination: its parent directory, opened once, and its name there.
+struct UnpackDestination {
+    let parent: CInt
+    let parentPath: String
+    let name: String
+    let archive: String
+    let replacesExisting: Bool
+
+    var path: String { PathDisplay.join(parentPath, [name]) }
+
+    init(_ url: URL, archive: String, replacesExisting: Bool) throws {
+        let standardized = url.standardizedFileURL
+        name = standardized.lastPathComponent
+        parentPath = standardized.deletingLastPathComponent().path
+        self.archive = archive
+        self.replacesExisting = replacesExisting
+        guard !name.isEmpty, name != "/", name != ".", name != ".." else {
+            throw ArchiveError(.io, archive: archive, message: "\(url.path) cannot be a destination")
+        }
+        let parentPath = parentPath
+        parent = try Self.io(archive: archive, entry: nil) {
+            try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
+        }
+        if !replacesExisting, exists() { throw alreadyExists() }
+        Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
+    }
+
+    func close() {
+        Syscall.close(parent)
+    }
+
+    private func exists() -> Bool {
+        var info = stat()
+        return fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+    }
+
+    private func alreadyExists() -> ArchiveError {
+        ArchiveError(.destinationExists, archive: archive,
+                     message: "\(path) already exists; replacing it must be asked for (replacesExisting, wrapinspect unpack --force)")
+    }
+
+    /// Renames the finished `temporary` to the destination's name: over
+    /// what is there only when replacing was asked for, and then the old
+    /// tree is removed.
+    func moveIntoPlace(_ temporary: String) throws {
+        if replacesExisting {
+            let replaced = try io(entry: nil) { try Replacement.swap(temporary, into: name, in: parent, parentPath: parentPath) }
+            if let replaced { try? TreeRemover.remove(Array(replaced.utf8), in: parent, parentPath: parentPath) }
+            return
+        }
+        do {
+            try Replacement.move(temporary, toNew: name, in: parent, parentPath: parentPath)
+        } catch let error where error.errno?.rawValue == EEXIST {
+            throw alreadyExists()
+        } catch {
+            throw ArchiveError(.io, archive: archive, message: error.description)
+        }
+    }
+
+    /// Runs system calls, turning their errors into an ``ArchiveError``
+    /// that names the archive and the entry.
+    @discardableResult
+    func io<Result>(entry: String?, _ body: () throws -> Result) throws -> Result {
+        try Self.io(archive: archive, entry: entry, body)
+    }
+
+    static func io<Result>(archive: String, entry: String?, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as FileWrapperError {
+            throw ArchiveError(.io, archive: archive, entry: entry, message: error.description)
+        }
+    }
+}

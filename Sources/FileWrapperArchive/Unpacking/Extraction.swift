@@ -1,0 +1,189 @@
+import FileWrapperKit
+import Glibc
+
+/// One unpack's walk through the archive: checks each entry against
+/// ``UnpackedTree`` and the limits, then makes it below `root` (the fresh
+/// temporary directory) through directory descriptors.
+final class Extraction {
+    private let handle: ArchiveReadHandle
+    private let place: UnpackDestination
+    private let limits: ArchiveReadLimits
+    private let directories: DirectoryDescriptors
+    private var tree = UnpackedTree()
+    private(set) var entries = 0
+    private(set) var budget: ContentBudget
+    /// Directories' modes and times, applied at the end, deepest first:
+    /// before that, each must stay writable and its time would change with
+    /// every entry made in it. Directories made only as parents get 0755
+    /// and keep the time they were made.
+    private var directoryAttributes: [(names: [String], mode: mode_t, modified: timespec?)] = []
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+
+    init(handle: ArchiveReadHandle, root: CInt, place: UnpackDestination, limits: ArchiveReadLimits) {
+        self.handle = handle
+        self.place = place
+        self.limits = limits
+        budget = ContentBudget(limits: limits)
+        directories = DirectoryDescriptors(root: root) { names in PathDisplay.join(place.path, names) }
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// Makes every entry, then applies the directories' attributes.
+    func run() throws {
+        while let header = try handle.nextHeader() {
+            entries += 1
+            guard entries <= limits.maxEntries else {
+                throw refusal(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries (maxEntries)")
+            }
+            directories.trim()
+            try extract(header)
+        }
+        try finishDirectories()
+    }
+
+    private func extract(_ header: ArchiveReadHandle.Header) throws {
+        guard let path = header.path else {
+            throw refusal(.unsafePath, header.rawPath, "the name cannot be decoded as UTF-8")
+        }
+        guard !header.isEncrypted else { throw refusal(.encrypted, path, "the entry is encrypted") }
+        let names = try EntryPath(path, archive: handle.name, limits: limits).components
+        guard let name = names.last else {
+            throw refusal(.unsafePath, path, "the entry would apply to the destination itself")
+        }
+        let kind = header.type & S_IFMT
+        guard header.hardlinkTarget != nil || [S_IFDIR, S_IFREG, S_IFLNK].contains(kind) else {
+            throw refusal(.unsupportedEntry, path, "device nodes, FIFOs and sockets are not unpacked")
+        }
+        let parent = try makeParents(of: names, entry: path)
+        let display = { PathDisplay.join(self.place.path, names) }
+        let modified = timespec(tv_sec: Int(header.modified.seconds), tv_nsec: Int(header.modified.nanoseconds))
+
+        if let target = header.hardlinkTarget {
+            let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: handle.name, limits: limits).components
+            guard tree.isFile(targetNames) else {
+                throw refusal(.unsafePath, path, "the hard link's target \"\(target)\" is not an earlier regular file")
+            }
+            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(names) }
+            try place.io(entry: path) {
+                let targetParent = try directories.descriptor(of: targetNames.dropLast())
+                try Syscall.link(targetNames[targetNames.count - 1], in: targetParent, as: name, in: parent, path: display)
+            }
+            return
+        }
+        switch kind {
+        case S_IFDIR:
+            let isNew = try record(path) { () throws(UnpackedTree.Conflict) in try tree.addDirectory(names) }
+            if isNew {
+                try place.io(entry: path) { try Syscall.makeDirectory(name, in: parent, mode: 0o700, path: display) }
+            }
+            directoryAttributes.append((names, Self.safeMode(header.permissions), modified))
+        case S_IFREG:
+            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(names) }
+            let fd = try place.io(entry: path) {
+                try Syscall.open(name, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: display)
+            }
+            defer { Syscall.close(fd) }
+            try writeContents(to: fd, entry: path, display: display)
+            try place.io(entry: path) {
+                try Syscall.retrying("fchmod", display) { fchmod(fd, Self.safeMode(header.permissions)) }
+                let times = [Syscall.omitTime, modified]
+                try Syscall.retrying("futimens", display) { futimens(fd, times) }
+            }
+        default:
+            let target = header.symlinkTarget ?? []
+            guard target.count <= limits.maxLinkLength else {
+                throw refusal(.limitExceeded, path, "the symlink's target is longer than \(limits.maxLinkLength) bytes (maxLinkLength)")
+            }
+            guard !target.isEmpty else { throw refusal(.unsafePath, path, "the symlink's target is empty") }
+            guard target.first != UInt8(ascii: "/") else {
+                throw refusal(.unsafePath, path, "the symlink's target \"\(PathDisplay.text(target))\" is absolute")
+            }
+            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addSymlink(names, target: target) }
+            try place.io(entry: path) {
+                try Syscall.makeSymbolicLink(name, in: parent, target: target, path: display)
+                let times = [Syscall.omitTime, modified]
+                try Syscall.retrying("utimensat", display) { utimensat(parent, name, times, AT_SYMLINK_NOFOLLOW) }
+            }
+        }
+    }
+
+    /// Makes the missing directories above `names` and returns the
+    /// descriptor of its parent.
+    private func makeParents(of names: [String], entry: String) throws -> CInt {
+        let missing = try record(entry) { () throws(UnpackedTree.Conflict) in try tree.missingParents(of: names) }
+        return try place.io(entry: entry) {
+            for depth in missing {
+                let parent = try directories.descriptor(of: names[..<depth])
+                try Syscall.makeDirectory(names[depth], in: parent, mode: 0o700, path: { PathDisplay.join(self.place.path, Array(names[...depth])) })
+                tree.addImplicitDirectory(names[...depth])
+                directoryAttributes.append((Array(names[...depth]), 0o755, nil))
+            }
+            return try directories.descriptor(of: names.dropLast())
+        }
+    }
+
+    /// Writes the current entry's bytes to `fd` as they come, counting them
+    /// against the byte and ratio limits.
+    private func writeContents(to fd: CInt, entry: String, display: @escaping Syscall.Path) throws {
+        while true {
+            let count = try handle.readData(into: buffer, entry: entry)
+            if count == 0 { return }
+            try budget.spend(count, entry: entry, handle: handle)
+            try place.io(entry: entry) {
+                try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: fd, path: display)
+            }
+        }
+    }
+
+    /// Applies the directories' modes and times, deepest first.
+    private func finishDirectories() throws {
+        for (names, mode, modified) in directoryAttributes.sorted(by: { $0.names.count > $1.names.count }) {
+            directories.trim()
+            let entry = names.joined(separator: "/")
+            try place.io(entry: entry) {
+                let parent = try directories.descriptor(of: names.dropLast())
+                let name = names[names.count - 1]
+                let display = { PathDisplay.join(self.place.path, names) }
+                try Syscall.retrying("fchmodat", display) { fchmodat(parent, name, mode, 0) }
+                if let modified {
+                    let times = [Syscall.omitTime, modified]
+                    try Syscall.retrying("utimensat", display) { utimensat(parent, name, times, AT_SYMLINK_NOFOLLOW) }
+                }
+            }
+        }
+    }
+
+    /// Runs a check of ``UnpackedTree``, turning a conflict into a refusal of `entry`.
+    private func record<Result>(_ entry: String, _ check: () throws(UnpackedTree.Conflict) -> Result) throws -> Result {
+        do {
+            return try check()
+        } catch {
+            let message = switch error {
+            case .belowSymlink(let link): "the entry would be written through the symlink \"\(link)\""
+            case .belowFile(let file): "\"\(file)\" is a file, not a directory"
+            case .duplicate: "the archive has this path twice"
+            case .fileAndDirectory: "the archive has a file and a directory at this path"
+            case .escapes: "the symlink leads out of the tree (following the symlinks made before it)"
+            case .tooManyLinks: "the symlink's target goes through more than 40 symlinks"
+            case .redirectsEarlierLink: "a symlink here would change where an earlier symlink leads, out of the tree"
+            }
+            let code: ArchiveError.Code = switch error {
+            case .belowFile, .duplicate, .fileAndDirectory: .duplicateEntry
+            case .belowSymlink, .escapes, .tooManyLinks, .redirectsEarlierLink: .unsafePath
+            }
+            throw refusal(code, entry, message)
+        }
+    }
+
+    private func refusal(_ code: ArchiveError.Code, _ entry: String, _ message: String) -> ArchiveError {
+        ArchiveError(code, archive: handle.name, entry: entry, message: message)
+    }
+
+    /// The permission bits without setuid, setgid, sticky and group or other write.
+    private static func safeMode(_ permissions: UInt16) -> mode_t {
+        mode_t(permissions) & 0o755
+    }
+}
