@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileWrapperDocument
 import Foundation
 
 /// The `wrapinspect` command line: a root that dispatches to one
@@ -9,8 +10,8 @@ import Foundation
 struct WrapInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wrapinspect",
-        abstract: "Inspect document packages: bundles and flat files.",
-        subcommands: [Dump.self]
+        abstract: "Inspect, pack and unpack document packages: bundles, flat files and archives.",
+        subcommands: [Dump.self, Pack.self, Unpack.self]
     )
 
     /// The exit status for errors and for bad usage.
@@ -50,10 +51,14 @@ struct WrapInspect: ParsableCommand {
         Foundation.exit(troubleStatus)
     }
 
-    /// The text of an error for people: a `LocalizedError`'s description
-    /// (FileWrapperKit's errors name the path and the system call), else
-    /// what the error prints as.
+    /// The text of an error for people: an archive error names the archive,
+    /// the entry and the flag that raises a reached limit; a
+    /// `LocalizedError`'s description (FileWrapperKit's errors name the path
+    /// and the system call); else what the error prints as.
     static func describe(_ error: Error) -> String {
+        if let error = error as? ArchiveError {
+            return error.description { "(raise it with \(Unpack.flag(for: $0)))" }
+        }
         if let description = (error as? LocalizedError)?.errorDescription {
             return description
         }

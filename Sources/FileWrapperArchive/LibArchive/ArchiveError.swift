@@ -32,12 +32,15 @@ public struct ArchiveError: Error, Sendable, Hashable {
     /// The entry's path as stored in the archive, when the error is about one.
     public var entry: String?
     public var message: String
+    /// For ``Code/limitExceeded``: the limit that was reached.
+    public var limit: ArchiveReadLimits.Limit?
 
-    public init(_ code: Code, archive: String, entry: String? = nil, message: String) {
+    public init(_ code: Code, archive: String, entry: String? = nil, message: String, limit: ArchiveReadLimits.Limit? = nil) {
         self.code = code
         self.archive = archive
         self.entry = entry
         self.message = message
+        self.limit = limit
     }
 }
 
@@ -45,12 +48,20 @@ extension ArchiveError: CustomStringConvertible, LocalizedError {
     /// Control characters in the entry are escaped (`\u{1B}`), and an entry
     /// longer than 240 characters is cut to its first 200, so that a
     /// hostile name can neither drive a terminal nor flood it.
+    /// A reached limit is named by its property (`(maxEntries)`).
     public var description: String {
+        description { "(\($0.rawValue))" }
+    }
+
+    /// The description, with a reached limit named by `limitHint` (a command
+    /// line names its flag instead of the property).
+    public func description(limitHint: (ArchiveReadLimits.Limit) -> String) -> String {
+        let hint = limit.map { " " + limitHint($0) } ?? ""
         if let entry {
             let shown = entry.count > 240 ? entry.prefix(200) + "...(\(entry.utf8.count) bytes)" : Substring(entry)
-            return "\(archive): \"\(PathDisplay.text(shown.utf8))\": \(message)"
+            return "\(archive): \"\(PathDisplay.text(shown.utf8))\": \(message)\(hint)"
         }
-        return "\(archive): \(message)"
+        return "\(archive): \(message)\(hint)"
     }
 
     public var errorDescription: String? { description }

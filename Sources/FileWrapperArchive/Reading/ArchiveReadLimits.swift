@@ -1,6 +1,11 @@
 /// Bounds on what reading an archive may produce; each stops a known kind of
 /// archive bomb, and an error names the one that was reached.
 public struct ArchiveReadLimits: Sendable, Hashable {
+    /// A limit, by the name of its property, for errors to name.
+    public enum Limit: String, Sendable, Hashable, CaseIterable {
+        case maxEntries, maxBytes, maxRatio, maxPathLength, maxNameLength, maxDepth, maxLinkLength
+    }
+
     /// Entries in the archive.
     public var maxEntries: Int
     /// Bytes of file contents, counted as they are produced, never taken
@@ -60,13 +65,13 @@ struct ContentBudget {
         bytes += Int64(count)
         if bytes > limits.maxBytes {
             throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry,
-                               message: "the contents exceed the limit of \(limits.maxBytes) bytes (maxBytes)")
+                               message: "the contents exceed the limit of \(limits.maxBytes) bytes", limit: .maxBytes)
         }
         guard bytes > limits.ratioGraceBytes else { return }
         let archiveBytes = max(handle.archiveBytesRead, 1)
         if Double(bytes) > limits.maxRatio * Double(archiveBytes) {
             throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry, message:
-                "\(bytes) bytes of contents from \(archiveBytes) bytes of archive exceed the compression ratio limit of \(limits.maxRatio.formatted):1 (maxRatio)")
+                "\(bytes) bytes of contents from \(archiveBytes) bytes of archive exceed the compression ratio limit of \(limits.maxRatio.formatted):1", limit: .maxRatio)
         }
     }
 }

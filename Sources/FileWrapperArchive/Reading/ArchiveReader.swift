@@ -57,7 +57,7 @@ private struct TreeBuilder {
         while let header = try handle.nextHeader() {
             entries += 1
             guard entries <= limits.maxEntries else {
-                throw error(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries (maxEntries)")
+                throw error(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
             }
             try add(header)
         }
@@ -110,7 +110,7 @@ private struct TreeBuilder {
         case S_IFLNK:
             let target = header.symlinkTarget ?? []
             guard target.count <= limits.maxLinkLength else {
-                throw error(.limitExceeded, path, "the symlink's target is longer than \(limits.maxLinkLength) bytes (maxLinkLength)")
+                throw error(.limitExceeded, path, "the symlink's target is longer than \(limits.maxLinkLength) bytes", limit: .maxLinkLength)
             }
             let link = FileWrapper(symbolicLinkWithDestination: String(decoding: target, as: UTF8.self))
             link.attributes = attributes
@@ -165,7 +165,9 @@ private struct TreeBuilder {
         }
     }
 
-    private func error(_ code: ArchiveError.Code, _ entry: String, _ message: String) -> ArchiveError {
-        ArchiveError(code, archive: handle.name, entry: entry, message: message)
+    private func error(
+        _ code: ArchiveError.Code, _ entry: String, _ message: String, limit: ArchiveReadLimits.Limit? = nil
+    ) -> ArchiveError {
+        ArchiveError(code, archive: handle.name, entry: entry, message: message, limit: limit)
     }
 }

@@ -12,7 +12,7 @@ struct EntryPath {
         let entry = entry ?? path
         guard path.utf8.count <= limits.maxPathLength else {
             throw ArchiveError(.limitExceeded, archive: archive, entry: entry,
-                               message: "\(role) is longer than the limit of \(limits.maxPathLength) bytes (maxPathLength)")
+                               message: "\(role) is longer than the limit of \(limits.maxPathLength) bytes", limit: .maxPathLength)
         }
         guard !path.hasPrefix("/") else {
             throw ArchiveError(.unsafePath, archive: archive, entry: entry, message: "\(role) is absolute")
@@ -23,11 +23,11 @@ struct EntryPath {
         }
         if let long = names.first(where: { $0.utf8.count > limits.maxNameLength }) {
             throw ArchiveError(.limitExceeded, archive: archive, entry: entry, message:
-                "\(role) has a name of \(long.utf8.count) bytes, longer than the limit of \(limits.maxNameLength) (maxNameLength)")
+                "\(role) has a name of \(long.utf8.count) bytes, longer than the limit of \(limits.maxNameLength)", limit: .maxNameLength)
         }
         guard names.count <= limits.maxDepth else {
             throw ArchiveError(.limitExceeded, archive: archive, entry: entry,
-                               message: "\(role) is deeper than the limit of \(limits.maxDepth) levels (maxDepth)")
+                               message: "\(role) is deeper than the limit of \(limits.maxDepth) levels", limit: .maxDepth)
         }
         components = names
     }

@@ -53,7 +53,7 @@ public enum ArchiveUnpacker {
     public static func unpack(
         archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions()
     ) throws -> ArchiveUnpackSummary {
-        let archivePath = archive.path
+        let archivePath = archive.relativePath
         let source = Glibc.open(archivePath, O_RDONLY | O_CLOEXEC)
         guard source >= 0 else {
             throw ArchiveError(.io, archive: archivePath, message: "cannot open: \(String(cString: strerror(errno)))")

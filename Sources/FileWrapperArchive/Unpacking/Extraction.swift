@@ -36,7 +36,7 @@ final class Extraction {
         while let header = try handle.nextHeader() {
             entries += 1
             guard entries <= limits.maxEntries else {
-                throw refusal(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries (maxEntries)")
+                throw refusal(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
             }
             directories.trim()
             try extract(header)
@@ -95,7 +95,7 @@ final class Extraction {
         default:
             let target = header.symlinkTarget ?? []
             guard target.count <= limits.maxLinkLength else {
-                throw refusal(.limitExceeded, path, "the symlink's target is longer than \(limits.maxLinkLength) bytes (maxLinkLength)")
+                throw refusal(.limitExceeded, path, "the symlink's target is longer than \(limits.maxLinkLength) bytes", limit: .maxLinkLength)
             }
             guard !target.isEmpty else { throw refusal(.unsafePath, path, "the symlink's target is empty") }
             guard target.first != UInt8(ascii: "/") else {
@@ -178,8 +178,10 @@ final class Extraction {
         }
     }
 
-    private func refusal(_ code: ArchiveError.Code, _ entry: String, _ message: String) -> ArchiveError {
-        ArchiveError(code, archive: handle.name, entry: entry, message: message)
+    private func refusal(
+        _ code: ArchiveError.Code, _ entry: String, _ message: String, limit: ArchiveReadLimits.Limit? = nil
+    ) -> ArchiveError {
+        ArchiveError(code, archive: handle.name, entry: entry, message: message, limit: limit)
     }
 
     /// The permission bits without setuid, setgid, sticky and group or other write.

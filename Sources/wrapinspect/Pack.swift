@@ -1,0 +1,68 @@
+import ArgumentParser
+import FileWrapperDocument
+import Foundation
+
+/// `wrapinspect pack SOURCE ARCHIVE`: a bundle (or a single file) into an archive.
+struct Pack: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Pack a bundle or a file into an archive.",
+        discussion: """
+            The contents of the directory SOURCE become the archive's top-level \
+            entries (a file SOURCE becomes its one entry). The format comes from \
+            ARCHIVE's ending (.zip .tar .tgz .tar.gz .tar.bz2 .tar.xz .tar.zst \
+            .tar.lz4 .cpio .cpio.gz .7z) or from --format. The archive is written \
+            beside ARCHIVE under a temporary name and renamed over it when \
+            complete, so an existing ARCHIVE is replaced whole or not at all.
+            """
+    )
+
+    @Argument(help: "The bundle (directory) or file to pack.")
+    var source: String
+
+    @Argument(help: "The archive to write.")
+    var archive: String
+
+    @Option(help: ArgumentHelp(
+        "The format: zip, tar (pax), ustar, gnutar, cpio or 7z, optionally with a compression (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4, cpio.gz).",
+        valueName: "format"))
+    var format: String?
+
+    @Option(help: ArgumentHelp("The compression level (gzip, bzip2, lz4, zip 1-9; xz 0-9; zstd 1-22).", valueName: "n"))
+    var level: Int?
+
+    @Flag(help: "Zip: store every entry uncompressed.")
+    var store = false
+
+    @Option(help: ArgumentHelp("Zip: write this top-level file first and uncompressed (mimetype for EPUB and OpenDocument).", valueName: "name"))
+    var firstStored: String?
+
+    @Flag(help: "The same bytes for the same tree: owner 0 without names, times clamped to SOURCE_DATE_EPOCH when set, gzip without a timestamp.")
+    var reproducible = false
+
+    func validate() throws {
+        _ = try archiveFormat()
+        if firstStored != nil || store, try archiveFormat().container != .zip {
+            throw ValidationError("--store and --first-stored apply to zip archives only.")
+        }
+    }
+
+    private func archiveFormat() throws -> ArchiveFormat {
+        if let format {
+            guard let named = ArchiveFormat(name: format) else {
+                throw ValidationError("Unknown format \"\(format)\"; use zip, tar, ustar, gnutar, cpio or 7z, optionally with .gz, .bz2, .xz, .zst or .lz4.")
+            }
+            return named
+        }
+        guard let fromName = ArchiveFormat(fileExtensionOf: archive) else {
+            throw ValidationError("Cannot tell the format from \"\(archive)\"; give --format or an ending such as .zip or .tar.zst.")
+        }
+        return fromName
+    }
+
+    func run() throws {
+        let options = ArchiveWriteOptions(
+            format: try archiveFormat(), compressionLevel: level, zipMethod: store ? .store : .deflate,
+            reproducible: reproducible, firstStoredEntry: firstStored)
+        try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: archive), options: options)
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import FileWrapperDocument
+import Foundation
+
+/// `wrapinspect unpack ARCHIVE DESTINATION`: an archive into a new directory, safely.
+struct Unpack: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Unpack an archive into a new directory, refusing anything unsafe.",
+        discussion: """
+            Any format libarchive reads is detected from the bytes. Everything is \
+            written into a temporary directory beside DESTINATION and renamed into \
+            place at the end; on any refusal or error nothing is left and \
+            DESTINATION is as it was. Refused: absolute paths, "..", entries for \
+            the destination itself, symlinks that lead out of the tree, writes \
+            through symlinks, hard links to anything but an earlier file, device \
+            nodes, FIFOs, sockets, a path twice, a file and a directory at one \
+            path, encrypted entries, damaged data, and anything over the limits \
+            below. Setuid, setgid, sticky and group/other write bits are dropped; \
+            owners are not restored.
+            """
+    )
+
+    @Argument(help: "The archive to unpack.")
+    var archive: String
+
+    @Argument(help: "The directory to create.")
+    var destination: String
+
+    @Flag(help: "Replace DESTINATION if it exists, once the unpack has succeeded.")
+    var force = false
+
+    @Option(help: ArgumentHelp("At most this many entries (default 100000).", valueName: "n"))
+    var maxEntries: Int?
+
+    @Option(help: ArgumentHelp("At most this many bytes of contents written (default 4294967296, 4 GiB).", valueName: "bytes"))
+    var maxBytes: Int64?
+
+    @Option(help: ArgumentHelp("At most this many bytes written per byte of archive, past the first 64 MiB (default 100).", valueName: "ratio"))
+    var maxRatio: Double?
+
+    @Option(help: ArgumentHelp("At most this many bytes in an entry's path (default 4096).", valueName: "bytes"))
+    var maxPathLength: Int?
+
+    @Option(help: ArgumentHelp("At most this many bytes in one name (default 255).", valueName: "bytes"))
+    var maxNameLength: Int?
+
+    @Option(help: ArgumentHelp("At most this many levels of folders (default 1024).", valueName: "n"))
+    var maxDepth: Int?
+
+    @Option(help: ArgumentHelp("At most this many bytes in a symlink's target (default 4096).", valueName: "bytes"))
+    var maxLinkLength: Int?
+
+    /// The flag that raises each limit, for errors to name.
+    static func flag(for limit: ArchiveReadLimits.Limit) -> String {
+        switch limit {
+        case .maxEntries: "--max-entries"
+        case .maxBytes: "--max-bytes"
+        case .maxRatio: "--max-ratio"
+        case .maxPathLength: "--max-path-length"
+        case .maxNameLength: "--max-name-length"
+        case .maxDepth: "--max-depth"
+        case .maxLinkLength: "--max-link-length"
+        }
+    }
+
+    func validate() throws {
+        let values: [(String, Double?)] = [
+            ("--max-entries", maxEntries.map(Double.init)), ("--max-bytes", maxBytes.map(Double.init)), ("--max-ratio", maxRatio),
+            ("--max-path-length", maxPathLength.map(Double.init)), ("--max-name-length", maxNameLength.map(Double.init)),
+            ("--max-depth", maxDepth.map(Double.init)), ("--max-link-length", maxLinkLength.map(Double.init)),
+        ]
+        for case let (flag, value?) in values where !(value > 0) {
+            throw ValidationError("\(flag) must be more than 0.")
+        }
+    }
+
+    func run() throws {
+        var limits = ArchiveReadLimits.unpacking
+        maxEntries.map { limits.maxEntries = $0 }
+        maxBytes.map { limits.maxBytes = $0 }
+        maxRatio.map { limits.maxRatio = $0 }
+        maxPathLength.map { limits.maxPathLength = $0 }
+        maxNameLength.map { limits.maxNameLength = $0 }
+        maxDepth.map { limits.maxDepth = $0 }
+        maxLinkLength.map { limits.maxLinkLength = $0 }
+        let options = ArchiveUnpackOptions(limits: limits, replacesExisting: force)
+        let summary = try ArchiveUnpacker.unpack(
+            archiveAt: URL(fileURLWithPath: archive), to: URL(fileURLWithPath: destination), options: options)
+        print("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")
+    }
+}

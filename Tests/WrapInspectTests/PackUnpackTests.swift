@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// `wrapinspect pack` and `unpack` as a user runs them: the sample through
+/// every format and back, refusals with exit status 2 naming the archive,
+/// the entry and the flag, and destinations kept unless `--force`.
+@Suite("wrapinspect pack and unpack")
+struct PackUnpackTests {
+    static let hostile = SampleJournal.fixtureURL.deletingLastPathComponent().appendingPathComponent("Hostile")
+
+    @Test(arguments: ["zip", "tar", "tgz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz4", "cpio", "7z"])
+    func theSampleSurvivesPackAndUnpack(ending: String) throws {
+        let journal = try SampleJournal()
+        let pack = try WrapInspectProcess.run(["pack", "Travel.journal", "Travel.\(ending)"], in: journal.directory)
+        #expect(pack.status == 0, "\(pack.stderr)")
+        #expect(pack.stdout == "")
+
+        let unpack = try WrapInspectProcess.run(["unpack", "Travel.\(ending)", "Copy.journal"], in: journal.directory)
+        #expect(unpack.status == 0, "\(unpack.stderr)")
+        #expect(unpack.stdout == "14 entries, \(try journal.totalFileBytes()) bytes unpacked into Copy.journal\n")
+
+        let original = try WrapInspectProcess.run(["dump", "Travel.journal"], in: journal.directory)
+        let copy = try WrapInspectProcess.run(["dump", "Copy.journal"], in: journal.directory)
+        #expect(copy.stdoutLines.dropFirst() == original.stdoutLines.dropFirst(), "the same tree, modes and sizes")
+    }
+
+    @Test(arguments: [
+        ("symlink-escape-dotdot.zip", "\"up\": the symlink leads out of the tree"),
+        ("dotdot.tar", "\"../FileWrapperKit-hostile-dotdot\": the path has a \"..\" component"),
+        ("encrypted.zip", "\"secret.txt\": the entry is encrypted"),
+        ("device-node-char.tar", "\"null\": device nodes, FIFOs and sockets are not unpacked"),
+    ])
+    func aHostileArchiveIsRefusedByEntry(file: String, message: String) throws {
+        let journal = try SampleJournal()
+        let archive = Self.hostile.appendingPathComponent(file).path
+        let result = try WrapInspectProcess.run(["unpack", archive, "Out"], in: journal.directory)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("wrapinspect: \(archive): \(message)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: journal.directory.appendingPathComponent("Out").path))
+    }
+
+    @Test func aLimitNamesTheFlagThatRaisesIt() throws {
+        let journal = try SampleJournal()
+        _ = try WrapInspectProcess.run(["pack", "Travel.journal", "Travel.tar"], in: journal.directory)
+
+        let refused = try WrapInspectProcess.run(["unpack", "--max-entries", "3", "Travel.tar", "Out"], in: journal.directory)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("more than 3 entries (raise it with --max-entries)"), "\(refused.stderr)")
+
+        let raised = try WrapInspectProcess.run(["unpack", "--max-entries", "14", "Travel.tar", "Out"], in: journal.directory)
+        #expect(raised.status == 0, "\(raised.stderr)")
+    }
+
+    @Test func anExistingDestinationIsKeptUnlessForced() throws {
+        let journal = try SampleJournal()
+        _ = try WrapInspectProcess.run(["pack", "Travel.journal", "Travel.zip"], in: journal.directory)
+        let kept = journal.directory.appendingPathComponent("Out/kept.txt")
+        try FileManager.default.createDirectory(at: kept.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: kept)
+
+        let refused = try WrapInspectProcess.run(["unpack", "Travel.zip", "Out"], in: journal.directory)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("already exists"))
+        #expect(FileManager.default.fileExists(atPath: kept.path))
+
+        let failed = try WrapInspectProcess.run(
+            ["unpack", "--force", Self.hostile.appendingPathComponent("truncated.tar.gz").path, "Out"], in: journal.directory)
+        #expect(failed.status == 2)
+        #expect(FileManager.default.fileExists(atPath: kept.path), "a failed unpack leaves the old destination")
+
+        let forced = try WrapInspectProcess.run(["unpack", "--force", "Travel.zip", "Out"], in: journal.directory)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: kept.path))
+        #expect(FileManager.default.fileExists(atPath: journal.directory.appendingPathComponent("Out/index.json").path))
+    }
+
+    @Test func reproduciblePackingGivesTheSameBytes() throws {
+        let journal = try SampleJournal()
+        for name in ["one.tar.gz", "two.tar.gz"] {
+            let result = try WrapInspectProcess.run(["pack", "--reproducible", "Travel.journal", name], in: journal.directory)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let one = try Data(contentsOf: journal.directory.appendingPathComponent("one.tar.gz"))
+        let two = try Data(contentsOf: journal.directory.appendingPathComponent("two.tar.gz"))
+        #expect(one == two)
+    }
+
+    @Test func aStoredFirstEntryLeadsTheZip() throws {
+        let journal = try SampleJournal()
+        try Data("application/epub+zip".utf8).write(to: journal.url("mimetype"))
+        let result = try WrapInspectProcess.run(["pack", "--first-stored", "mimetype", "Travel.journal", "Book.epub", "--format", "zip"], in: journal.directory)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let zip = try Data(contentsOf: journal.directory.appendingPathComponent("Book.epub"))
+        // Local file header: signature, then the method at offset 8 (0 = stored), the name at 30.
+        #expect(zip.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04]))
+        #expect(zip[zip.startIndex + 8] == 0 && zip[zip.startIndex + 9] == 0)
+        #expect(zip.dropFirst(30).prefix(8) == Data("mimetype".utf8))
+    }
+
+    @Test(arguments: [
+        (["pack", "Travel.journal", "Travel.rar"], "wrapinspect: Cannot tell the format from \"Travel.rar\""),
+        (["pack", "--format", "rar", "Travel.journal", "x"], "wrapinspect: Unknown format \"rar\""),
+        (["pack", "--store", "Travel.journal", "Travel.tar"], "wrapinspect: --store and --first-stored apply to zip archives only."),
+        (["unpack", "--max-ratio", "0", "a.zip", "Out"], "wrapinspect: --max-ratio must be more than 0."),
+    ])
+    func badUsageExitsTwo(arguments: [String], message: String) throws {
+        let journal = try SampleJournal()
+        let result = try WrapInspectProcess.run(arguments, in: journal.directory)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+    }
+}
