@@ -66,3 +66,17 @@ extension ArchiveError: CustomStringConvertible, LocalizedError {
 
     public var errorDescription: String? { description }
 }
+
+extension ArchiveError {
+    /// Runs system calls, turning a ``FileWrapperError`` (which names the
+    /// path and the call) into an ``ArchiveError`` that also names the
+    /// archive and the entry.
+    @discardableResult
+    static func io<Result>(archive: String, entry: String? = nil, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as FileWrapperError {
+            throw ArchiveError(.io, archive: archive, entry: entry, message: error.description)
+        }
+    }
+}

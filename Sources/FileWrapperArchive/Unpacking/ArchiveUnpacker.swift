@@ -105,7 +105,7 @@ struct UnpackDestination {
             throw ArchiveError(.io, archive: archive, message: "\(url.path) cannot be a destination")
         }
         let parentPath = parentPath
-        parent = try Self.io(archive: archive, entry: nil) {
+        parent = try ArchiveError.io(archive: archive) {
             try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
         }
         if !replacesExisting, exists() { throw alreadyExists() }
@@ -148,14 +148,6 @@ struct UnpackDestination {
     /// that names the archive and the entry.
     @discardableResult
     func io<Result>(entry: String?, _ body: () throws -> Result) throws -> Result {
-        try Self.io(archive: archive, entry: entry, body)
-    }
-
-    static func io<Result>(archive: String, entry: String?, _ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as FileWrapperError {
-            throw ArchiveError(.io, archive: archive, entry: entry, message: error.description)
-        }
+        try ArchiveError.io(archive: archive, entry: entry, body)
     }
 }

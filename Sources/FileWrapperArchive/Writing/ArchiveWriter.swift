@@ -11,28 +11,44 @@ import Glibc
 public enum ArchiveWriter {
     /// Writes `wrapper` to the file at `url`. A directory wrapper's children
     /// become the archive's top-level entries; a file or symlink wrapper is
-    /// one entry named by its `preferredFilename` (or `filename`). The archive
-    /// is built under a temporary name beside `url` and renamed over it only
-    /// when complete.
+    /// one entry named by its `preferredFilename` (or `filename`).
+    ///
+    /// The archive is written under a temporary name beside `url`, flushed
+    /// to disk, and swapped into place only when complete, so an existing
+    /// archive is replaced whole or not at all; temporaries that a killed
+    /// process left are removed on the next write. A directory at `url` is
+    /// refused, never replaced.
     public static func write(_ wrapper: FileWrapper, to url: URL, options: ArchiveWriteOptions) throws {
-        let path = url.path
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".fwk-pack-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw ArchiveError(.io, archive: path, message: "cannot create \(temporary): \(String(cString: strerror(errno)))")
+        let archive = url.relativePath
+        let name = url.lastPathComponent
+        let parentPath = url.deletingLastPathComponent().path
+        let parent = try ArchiveError.io(archive: archive) {
+            try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
+        }
+        defer { Syscall.close(parent) }
+        var existing = stat()
+        if fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0, existing.st_mode & S_IFMT == S_IFDIR {
+            throw ArchiveError(.io, archive: archive, message: "is a directory; an archive is written only over a file")
+        }
+        Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
+        let temporary = Replacement.temporaryName(for: name)
+        let fd = try ArchiveError.io(archive: archive) {
+            try Syscall.open(temporary, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o666, path: { url.path })
         }
         do {
-            defer { Glibc.close(fd) }
-            let handle = try ArchiveWriteHandle(options: options, name: path)
+            defer { Syscall.close(fd) }
+            let handle = try ArchiveWriteHandle(options: options, name: archive)
             try handle.open(fd: fd)
             try writeEntries(of: wrapper, rootName: nil, to: handle, options: options)
             try handle.close()
-            guard fsync(fd) == 0, rename(temporary, path) == 0 else {
-                throw ArchiveError(.io, archive: path, message: "cannot save the archive: \(String(cString: strerror(errno)))")
+            let replaced = try ArchiveError.io(archive: archive) {
+                try Syscall.retrying("fsync", { url.path }) { fsync(fd) }
+                return try Replacement.swap(temporary, into: name, in: parent, parentPath: parentPath)
             }
+            // The new archive is in place; what is left of the old one, the next write removes.
+            if let replaced { unlinkat(parent, replaced, 0) }
         } catch {
-            unlink(temporary)
+            unlinkat(parent, temporary, 0)
             throw error
         }
     }
