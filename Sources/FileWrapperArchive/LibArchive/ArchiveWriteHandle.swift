@@ -12,8 +12,11 @@ final class ArchiveWriteHandle {
     let name: String
     private let options: ArchiveWriteOptions
     private let entry: OpaquePointer
-    /// Where bytes go when writing to a callback, and the error it threw.
+    /// Where bytes go when writing to a callback (or a zip to a
+    /// descriptor), and the error it threw.
     private var sink: Sink?
+    /// For zip, what puts the headers' MS-DOS times in UTC on the way out.
+    private var zipTimes: ZipUTCTimeRewriter?
 
     final class Sink {
         let write: (UnsafeRawBufferPointer) throws -> Void
@@ -84,12 +87,31 @@ final class ArchiveWriteHandle {
     }
 
     /// Writes to the open descriptor `fd`, which the caller keeps and closes.
+    /// A zip goes through a callback like any sink, for its UTC times.
     func open(fd: CInt) throws {
-        try ArchiveLocale.withUTF8 { try check(archive_write_open_fd(archive, fd)) }
+        guard options.format.container == .zip else {
+            try ArchiveLocale.withUTF8 { try check(archive_write_open_fd(archive, fd)) }
+            return
+        }
+        try open { [name] bytes in
+            try ArchiveError.io(archive: name) { try Syscall.writeAll(bytes, to: fd, path: { name }) }
+        }
     }
 
     /// Writes through `write`, which gets the archive's bytes in order.
+    ///
+    /// Every zip, reproducible or not, gets its MS-DOS dates and times in
+    /// UTC rather than in the process's time zone (see
+    /// ``ZipUTCTimeRewriter``), so the same tree gives the same bytes in any
+    /// time zone and readers that show the DOS time show the same one
+    /// everywhere.
     func open(sink write: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
+        var write = write
+        if options.format.container == .zip {
+            let rewriter = ZipUTCTimeRewriter(archive: name, output: write)
+            zipTimes = rewriter
+            write = rewriter.write
+        }
         let sink = Sink(write)
         self.sink = sink
         try ArchiveLocale.withUTF8 {
@@ -124,6 +146,15 @@ final class ArchiveWriteHandle {
     /// Starts an entry; its data follows with ``writeData(_:entry:)``.
     func writeHeader(_ header: Header, stored: Bool = false) throws {
         try ArchiveLocale.withUTF8 {
+            if let zipTimes {
+                // Finish the previous entry first (libarchive would do it
+                // inside archive_write_header) so that the count of bytes
+                // written, buffered ones included, is where this header starts.
+                try check(archive_write_finish_entry(archive), entry: header.path)
+                // Filter 0 is the one the format writes into; a zip has no
+                // compression filter, so that is the output itself.
+                try zipTimes.localHeader(at: archive_filter_bytes(archive, 0), modified: header.modified.seconds)
+            }
             if options.format.container == .zip, options.zipMethod == .deflate {
                 try check(stored ? archive_write_zip_set_compression_store(archive) : archive_write_zip_set_compression_deflate(archive))
             }
@@ -168,7 +199,15 @@ final class ArchiveWriteHandle {
 
     /// Finishes the archive: trailers, padding, the filter's last bytes.
     func close() throws {
-        try ArchiveLocale.withUTF8 { try check(archive_write_close(archive)) }
+        try ArchiveLocale.withUTF8 {
+            if let zipTimes {
+                // As in writeHeader: after the last entry, the central directory.
+                try check(archive_write_finish_entry(archive))
+                try zipTimes.centralDirectory(at: archive_filter_bytes(archive, 0))
+            }
+            try check(archive_write_close(archive))
+            try zipTimes?.finish()
+        }
     }
 
     /// Throws for a status below `ARCHIVE_WARN`, with libarchive's message,

@@ -16,7 +16,8 @@ public struct ArchiveWriteOptions: Sendable, Hashable {
     /// Byte-for-byte reproducible output: owner 0 without names, times
     /// clamped to `SOURCE_DATE_EPOCH` when it is set (and taken from it for
     /// entries without a time), gzip without a timestamp. Entries are always
-    /// written in the same order.
+    /// written in the same order, and zip times are always in UTC, so the
+    /// bytes do not depend on the time zone either.
     public var reproducible: Bool
     /// Zip only: a top-level regular file written first and stored
     /// uncompressed, as EPUB and OpenDocument require of `mimetype`.

@@ -1,0 +1,290 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import FileWrapperArchive
+import FileWrapperKit
+
+/// Zip headers carry their MS-DOS date and time in UTC, whatever the time
+/// zone of the process that wrote them, so a reproducible zip is the same
+/// bytes everywhere; the "UT" extra field keeps the Unix time.
+@Suite struct ZipTimeTests {
+    /// 2024-03-05 23:30:10 UTC: already March 6 in Tokyo (UTC+9).
+    static let evening: Int64 = 1_709_681_410
+
+    /// Name -> modification time of the tree ``makeTree(at:)`` builds; the
+    /// comments give the time in Tokyo where it differs in an interesting way.
+    static let times: [String: Int64] = {
+        var times: [String: Int64] = [
+            "a.txt": evening,
+            "odd-second.txt": evening + 1,  // DOS times count in two seconds
+            "dir": 981_231_316,  // 2001-02-03 20:15:16 UTC, 02-04 05:15 in Tokyo
+            "dir/large.bin": 946_684_798,  // 1999-12-31 23:59:58 UTC, year 2000 in Tokyo
+            "link": evening,
+            "before-1980.txt": 315_518_400,  // 1979-12-31 20:00 UTC, 1980-01-01 05:00 in Tokyo
+            "epoch.txt": 0,
+            "last-dos-second.txt": 4_354_819_199,  // 2107-12-31 23:59:59 UTC, 2108 in Tokyo
+            "after-2107.txt": 4_354_819_200,  // 2108-01-01 00:00:00 UTC
+            "many": evening,
+        ]
+        // Enough entries for the central directory to span several of
+        // libarchive's 10 KiB output blocks.
+        for index in 0..<200 { times[String(format: "many/file-%03d.txt", index)] = evening - Int64(index) * 7919 }
+        return times
+    }()
+
+    /// Builds the tree of ``times`` at `root`: small files, a 300 KB file
+    /// that does not compress (its deflated data crosses blocks), a symlink.
+    static func makeTree(at root: URL) throws {
+        var generator = SystemRandomNumberGenerator()
+        for name in times.keys.sorted() where name != "dir" && name != "many" && name != "link" {
+            let contents = name.hasSuffix(".bin")
+                ? Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                : Data("contents of \(name)\n".utf8)
+            try Disk.write(contents, to: root.appendingPathComponent(name))
+        }
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link").path, withDestinationPath: "a.txt")
+        // Directories last: creating their files changed their times.
+        for (name, seconds) in times.sorted(by: { $0.key > $1.key }) {
+            Disk.setModificationTime(root.appendingPathComponent(name), seconds: Int(seconds), nanoseconds: 0)
+        }
+    }
+
+    @Test func reproducibleZipIsTheSameBytesInUTCAndInTokyo() throws {
+        try Self.requireTokyoTimeZone()
+        let directory = try TemporaryDirectory()
+        let source = directory.appending("Source")
+        try Self.makeTree(at: source)
+        var archives: [String: Data] = [:]
+        for zone in ["UTC", "Asia/Tokyo"] {
+            let archive = directory.appending("\(zone.replacingOccurrences(of: "/", with: "-")).zip")
+            try Self.pack(source, to: archive, timeZone: zone, reproducible: true)
+            archives[zone] = try Data(contentsOf: archive)
+        }
+        #expect(archives["UTC"] == archives["Asia/Tokyo"], "the zip's bytes depend on the time zone it was written in")
+        try Self.verify(try #require(archives["Asia/Tokyo"]), expected: Self.times, directory: directory)
+    }
+
+    /// Written to a file by a process in Tokyo: every local and central
+    /// header has the UTC date and time, the UT field the Unix time, and
+    /// Python's zipfile reads the UTC date and time.
+    @Test func headersHoldUTCTimesWhenWrittenInTokyo() throws {
+        try Self.requireTokyoTimeZone()
+        let directory = try TemporaryDirectory()
+        let source = directory.appending("Source")
+        try Self.makeTree(at: source)
+        let archive = directory.appending("Tokyo.zip")
+        try Self.pack(source, to: archive, timeZone: "Asia/Tokyo", reproducible: false)
+        try Self.verify(try Data(contentsOf: archive), expected: Self.times, directory: directory)
+    }
+
+    /// The same through a byte sink, stored and deflated.
+    @Test(arguments: [ArchiveWriteOptions.ZipMethod.store, .deflate])
+    func headersHoldUTCTimesThroughASink(method: ArchiveWriteOptions.ZipMethod) throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.appending("Source")
+        try Self.makeTree(at: source)
+        let wrapper = try FileWrapper(url: source)
+        let data = try ArchiveWriter.data(for: wrapper, options: ArchiveWriteOptions(format: .zip, zipMethod: method))
+        try Self.verify(data, expected: Self.times, directory: directory)
+    }
+
+    /// The rewriter finds and rewrites every header's fields however the
+    /// bytes are split, down to one byte per write.
+    @Test(arguments: [1, 2, 3, 5, 13, 4096])
+    func rewriterHandlesAnySplit(chunkSize: Int) throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.appending("Source")
+        try Self.makeTree(at: source)
+        let original = try [UInt8](ArchiveWriter.data(for: try FileWrapper(url: source), options: ArchiveWriteOptions(format: .zip)))
+        let zip = try ZipHeaders(original)
+        // Garble every date and time, then let the rewriter restore them.
+        var garbled = original
+        for header in zip.local { garbled.replaceSubrange(header.offset + 10..<header.offset + 14, with: [0xEE, 0xEE, 0xEE, 0xEE]) }
+        for header in zip.central { garbled.replaceSubrange(header.offset + 12..<header.offset + 16, with: [0xEE, 0xEE, 0xEE, 0xEE]) }
+        #expect(garbled != original)
+
+        var output: [UInt8] = []
+        let rewriter = ZipUTCTimeRewriter(archive: "test.zip") { output += $0 }
+        for header in zip.local {
+            try rewriter.localHeader(at: Int64(header.offset), modified: try #require(Self.times[header.entryName]))
+        }
+        try rewriter.centralDirectory(at: Int64(try #require(zip.central.first).offset))
+        for start in stride(from: 0, to: garbled.count, by: chunkSize) {
+            try garbled[start..<min(start + chunkSize, garbled.count)].withUnsafeBytes { try rewriter.write($0) }
+        }
+        try rewriter.finish()
+        #expect(output == original)
+    }
+
+    /// A header announced where libarchive did not write one fails the
+    /// archive instead of changing bytes that are not a time.
+    @Test func rewriterRefusesAnUnexpectedLayout() throws {
+        var output: [UInt8] = []
+        let rewriter = ZipUTCTimeRewriter(archive: "test.zip") { output += $0 }
+        try rewriter.localHeader(at: 1, modified: Self.evening)
+        let bytes: [UInt8] = [0x50, 0x4B, 0x03, 0x04] + Array(repeating: 0, count: 30)
+        let error = #expect(throws: ArchiveError.self) { try bytes.withUnsafeBytes { try rewriter.write($0) } }
+        #expect(error?.archive == "test.zip")
+        #expect(error?.message.contains("no local header at offset 1") == true)
+        #expect(output.isEmpty)
+    }
+
+    // MARK: - Helpers
+
+    /// The date and time the DOS fields should hold for `seconds`: its UTC
+    /// broken-down time, limited like libarchive to 1980...2107 with even
+    /// seconds.
+    static func expectedDOS(_ seconds: Int64) -> [Int] {
+        if seconds < 315_532_800 { return [1980, 1, 1, 0, 0, 0] }
+        if seconds >= 4_354_819_200 { return [2107, 12, 31, 23, 59, 58] }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        let parts = calendar.dateComponents(
+            [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        return [parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second! / 2 * 2]
+    }
+
+    /// Checks every local and central header of `data` against `expected`
+    /// (entry name without a directory's trailing slash -> Unix time), and
+    /// what Python's zipfile reads.
+    static func verify(_ data: Data, expected: [String: Int64], directory: TemporaryDirectory) throws {
+        let zip = try ZipHeaders([UInt8](data))
+        #expect(zip.local.count == expected.count)
+        #expect(zip.central.count == expected.count)
+        for header in zip.local + zip.central {
+            let seconds = try #require(expected[header.entryName], "unexpected entry \(header.name)")
+            #expect(header.dosDateTime == expectedDOS(seconds), "\(header.kind) header of \(header.name)")
+            #expect(header.utModified == UInt32(truncatingIfNeeded: seconds), "UT field of the \(header.kind) header of \(header.name)")
+        }
+
+        let path = directory.appending("verify.zip")
+        try data.write(to: path)
+        let python = try run(
+            "/usr/bin/env",
+            ["python3", "-c", "import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, *i.date_time)", path.path])
+        try #require(python.status == 0, "python3 failed: \(python.stderr)")
+        let lines = python.stdout.split(separator: "\n")
+        #expect(lines.count == expected.count)
+        for line in lines {
+            let fields = line.split(separator: " ")
+            let name = String(fields[0]).hasSuffix("/") ? String(fields[0].dropLast()) : String(fields[0])
+            let seconds = try #require(expected[name], "python3 lists an unexpected entry \(fields[0])")
+            #expect(fields.dropFirst().compactMap { Int($0) } == expectedDOS(seconds), "python3 reads \(line)")
+        }
+    }
+
+    /// Fails loudly when the machine cannot show the time-zone difference
+    /// the tests rely on.
+    static func requireTokyoTimeZone() throws {
+        try #require(FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Asia/Tokyo"),
+                     "/usr/share/zoneinfo/Asia/Tokyo is missing: install tzdata (apt-get install tzdata)")
+        let hour = try run("/usr/bin/env", ["TZ=Asia/Tokyo", "python3", "-c", "import time; print(time.localtime(\(evening)).tm_hour)"])
+        try #require(hour.stdout == "8\n", "TZ=Asia/Tokyo does not give UTC+9 here: \(hour.stdout) \(hour.stderr)")
+    }
+
+    /// Packs `source` into `archive` in a child process running in `timeZone`,
+    /// without SOURCE_DATE_EPOCH.
+    static func pack(_ source: URL, to archive: URL, timeZone: String, reproducible: Bool) throws {
+        let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["TZ"] = timeZone
+        environment["SOURCE_DATE_EPOCH"] = nil
+        let result = try run(child, ["pack", "zip", source.path, archive.path] + (reproducible ? ["--reproducible"] : []), environment: environment)
+        try #require(result.status == 0, "fwk-test-child pack failed in \(timeZone): \(result.stderr)")
+    }
+
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Small outputs: reading one pipe to its end cannot block the other.
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// The local and central headers of a zip without zip64 records, found
+/// through the end-of-central-directory record, read with bounds-checked
+/// little-endian reads.
+struct ZipHeaders {
+    struct Header {
+        var kind: String
+        var offset: Int
+        var name: String
+        /// Year, month, day, hour, minute, second from the DOS fields.
+        var dosDateTime: [Int]
+        /// The modification time in the UT (0x5455) extra field.
+        var utModified: UInt32?
+
+        var entryName: String { name.hasSuffix("/") ? String(name.dropLast()) : name }
+    }
+
+    struct Malformed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    var local: [Header] = []
+    var central: [Header] = []
+
+    init(_ bytes: [UInt8]) throws {
+        func u16(_ at: Int) throws -> Int {
+            guard at >= 0, at + 2 <= bytes.count else { throw Malformed(description: "read past the end at \(at)") }
+            return Int(bytes[at]) | Int(bytes[at + 1]) << 8
+        }
+        func u32(_ at: Int) throws -> Int {
+            try u16(at) | u16(at + 2) << 16
+        }
+        func slice(_ at: Int, _ count: Int) throws -> ArraySlice<UInt8> {
+            guard at >= 0, count >= 0, at + count <= bytes.count else { throw Malformed(description: "read past the end at \(at)") }
+            return bytes[at..<at + count]
+        }
+        func header(_ kind: String, at offset: Int, signature: Int, timeAt: Int, nameLengthAt: Int, fixed: Int) throws -> (Header, end: Int) {
+            guard try u32(offset) == signature else { throw Malformed(description: "no \(kind) header at \(offset)") }
+            let time = try u16(offset + timeAt)
+            let date = try u16(offset + timeAt + 2)
+            let nameLength = try u16(offset + nameLengthAt)
+            let extraLength = try u16(offset + nameLengthAt + 2)
+            let name = String(decoding: try slice(offset + fixed, nameLength), as: UTF8.self)
+            var extra = try slice(offset + fixed + nameLength, extraLength)
+            var utModified: UInt32?
+            while extra.count >= 4 {
+                let start = extra.startIndex
+                let tag = try u16(start)
+                let length = try u16(start + 2)
+                guard start + 4 + length <= extra.endIndex else { throw Malformed(description: "extra field overruns at \(start)") }
+                let field = try slice(start + 4, length)
+                if tag == 0x5455, let flags = field.first, flags & 1 != 0 {
+                    utModified = UInt32(try u32(field.startIndex + 1))
+                }
+                extra = extra.dropFirst(4 + length)
+            }
+            let parts = [date >> 9 + 1980, date >> 5 & 0xF, date & 0x1F, time >> 11, time >> 5 & 0x3F, (time & 0x1F) * 2]
+            let header = Header(kind: kind, offset: offset, name: name, dosDateTime: parts, utModified: utModified)
+            return (header, offset + fixed + nameLength + extraLength)
+        }
+
+        // The end record is the last 22 bytes: libarchive writes no comment.
+        let end = bytes.count - 22
+        guard try u32(end) == 0x0605_4B50 else { throw Malformed(description: "no end of central directory record") }
+        let count = try u16(end + 10)
+        var offset = try u32(end + 16)
+        for _ in 0..<count {
+            let (record, next) = try header("central", at: offset, signature: 0x0201_4B50, timeAt: 12, nameLengthAt: 28, fixed: 46)
+            let commentLength = try u16(offset + 32)
+            central.append(record)
+            local.append(try header("local", at: try u32(offset + 42), signature: 0x0403_4B50, timeAt: 10, nameLengthAt: 26, fixed: 30).0)
+            offset = next + commentLength
+        }
+        guard offset == end else { throw Malformed(description: "the central directory does not end where the end record is") }
+    }
+}
