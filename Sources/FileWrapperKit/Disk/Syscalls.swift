@@ -129,6 +129,18 @@ package enum Syscall {
         try retrying("renameat2", path) { cfs_renameat2(directory, name, directory, newName, flags) }
     }
 
+    /// Fills `buffer` with `read(2)`, continuing after short reads; returns
+    /// the bytes read, fewer than the buffer holds only at the end of the file.
+    package static func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, path: Path) throws(FileWrapperError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = try retrying("read", path) { Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled) }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
     /// Writes all of `bytes` with `write(2)`, continuing after short writes.
     package static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: CInt, path: Path) throws(FileWrapperError) {
         var offset = 0
@@ -167,10 +179,10 @@ package enum Syscall {
             }
             let block = buffer ?? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             buffer = block
-            let read = try retrying("read", path) { Glibc.read(source, block.baseAddress, min(block.count, count - copied)) }
-            if read == 0 { break }
-            try writeAll(UnsafeRawBufferPointer(rebasing: block[..<read]), to: destination, path: path)
-            copied += read
+            let got = try read(source, into: UnsafeMutableRawBufferPointer(rebasing: block[..<min(block.count, count - copied)]), path: path)
+            if got == 0 { break }
+            try writeAll(UnsafeRawBufferPointer(rebasing: block[..<got]), to: destination, path: path)
+            copied += got
         }
         return copied
     }

@@ -91,16 +91,7 @@ enum FileContentsReader {
             })
         }
         var data = Data(count: size)
-        var filled = 0
-        try data.withMutableBytes { buffer throws(FileWrapperError) in
-            while filled < size {
-                let count = try Syscall.retrying("read", path) {
-                    Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
-                }
-                if count == 0 { break }
-                filled += count
-            }
-        }
+        let filled = try data.withMutableBytes { buffer throws(FileWrapperError) in try Syscall.read(fd, into: buffer, path: path) }
         guard filled == size else {
             throw FileWrapperError(.changedOnDisk, path: path(), detail: "the file became shorter while it was read")
         }
@@ -139,7 +130,7 @@ extension FileWrapper {
         defer { buffer.deallocate() }
         var remaining = Int(file.identity.size)
         while remaining > 0 {
-            let count = try Syscall.retrying("read", { file.path }) { Glibc.read(fd, buffer.baseAddress, min(blockSize, remaining)) }
+            let count = try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(blockSize, remaining)]), path: { file.path })
             guard count > 0 else {
                 throw FileWrapperError(.changedOnDisk, path: file.path, detail: "the file became shorter while it was read")
             }
