@@ -142,4 +142,36 @@ import Testing
         let singleCopy = try #require(FileWrapper(serializedRepresentation: singleData))
         #expect(singleCopy.isRegularFile && singleCopy.regularFileContents == Data("just me".utf8))
     }
+
+    /// Text that compresses, but differently at each level.
+    static func compressibleTree() -> FileWrapper {
+        var text = ""
+        var seed: UInt64 = 42
+        for _ in 0..<40_000 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            text += ["alpha ", "beta ", "gamma ", "delta ", "\n", "epsilon ", "zeta "][Int(seed >> 61) % 7]
+            text += String(seed >> 54, radix: 36)
+        }
+        return FileWrapper(directoryWithFileWrappers: ["text.txt": FileWrapper(regularFileWithContents: Data(text.utf8))])
+    }
+
+    @Test(arguments: [(ArchiveFormat.tarGzip, 1, 9), (.tarBzip2, 1, 9), (.tarXz, 0, 9), (.tarZstd, 1, 19), (.tarLz4, 1, 9), (.zip, 1, 9), (.sevenZip, 1, 9)])
+    func theCompressionLevelIsApplied(format: ArchiveFormat, low: Int, high: Int) throws {
+        let tree = Self.compressibleTree()
+        let fast = try ArchiveWriter.data(for: tree, options: ArchiveWriteOptions(format: format, compressionLevel: low))
+        let small = try ArchiveWriter.data(for: tree, options: ArchiveWriteOptions(format: format, compressionLevel: high))
+
+        #expect(small.count < fast.count, "level \(high) gives \(small.count) bytes, level \(low) \(fast.count)")
+        for data in [fast, small] {
+            let read = try ArchiveReader.fileWrapper(from: data)
+            #expect(read.fileWrappers?["text.txt"]?.regularFileContents == tree.fileWrappers?["text.txt"]?.regularFileContents)
+        }
+    }
+
+    @Test func aLevelOutOfRangeIsAnError() throws {
+        let error = try #require(throws: ArchiveError.self) {
+            try ArchiveWriter.data(for: Self.compressibleTree(), options: ArchiveWriteOptions(format: .tarGzip, compressionLevel: 99))
+        }
+        #expect(error.code == .libarchive)
+    }
 }
