@@ -1,12 +1,17 @@
 # Quick start: `make run` and `make test`. Both install libarchive-dev and
-# pkg-config first when they are missing.
+# pkg-config first when they are missing; `make test` also installs the
+# programs the interop tests run (bsdtar, zip, unzip, python3, compressors).
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 
-.PHONY: setup fixtures build run test clean
+.PHONY: setup setup-test fixtures build run test clean
 
 setup:
 	@Tools/ensure-system-packages.sh
+
+## setup, plus the programs the interop tests run.
+setup-test:
+	@Tools/ensure-system-packages.sh --test
 
 ## The sample's empty Drafts/ folder, which Git cannot store.
 fixtures:
@@ -20,7 +25,7 @@ run: build fixtures
 	$(SWIFT) run --skip-build wrapinspect dump "$(SAMPLE)"
 
 ## Builds and runs every test.
-test: setup fixtures
+test: setup-test fixtures
 	$(SWIFT) test
 
 clean:

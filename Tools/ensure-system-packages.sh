@@ -1,12 +1,34 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (libarchive-dev, pkg-config)
 # when they are missing: apt-get as root, sudo otherwise.
+#
+# With --test, also the programs the interop tests run against our archives:
+# bsdtar (libarchive-tools), zip, unzip, python3, and the compressors GNU tar
+# calls (bzip2, xz-utils, zstd, lz4). GNU tar and gzip are always there.
+# Also tzdata, for the test that packs under TZ=Asia/Tokyo.
 set -euo pipefail
+
+with_test_tools=false
+case "${1:-}" in
+    "") ;;
+    --test) with_test_tools=true ;;
+    *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
+
+# Each test tool as command:package.
+test_tools=(bsdtar:libarchive-tools zip:zip unzip:unzip python3:python3
+            bzip2:bzip2 xz:xz-utils zstd:zstd lz4:lz4)
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if ! pkg-config --exists libarchive 2>/dev/null; then
     missing+=(libarchive-dev)
+fi
+if $with_test_tools; then
+    for tool in "${test_tools[@]}"; do
+        command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+    done
+    [ -e /usr/share/zoneinfo/Asia/Tokyo ] || missing+=(tzdata)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -24,3 +46,8 @@ export DEBIAN_FRONTEND=noninteractive
 "${run[@]}" apt-get update -qq
 "${run[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 pkg-config --exists libarchive || { echo "error: libarchive still not found by pkg-config" >&2; exit 1; }
+if $with_test_tools; then
+    for tool in "${test_tools[@]}"; do
+        command -v "${tool%%:*}" >/dev/null 2>&1 || { echo "error: ${tool%%:*} still not found" >&2; exit 1; }
+    done
+fi
