@@ -52,12 +52,14 @@ struct WrapInspect: ParsableCommand {
     }
 
     /// The text of an error for people: an archive error names the archive,
-    /// the entry and the flag that raises a reached limit; a
+    /// the entry, and the flag that raises a reached limit or replaces an
+    /// existing destination; a
     /// `LocalizedError`'s description (FileWrapperKit's errors name the path
     /// and the system call); else what the error prints as.
     static func describe(_ error: Error) -> String {
         if let error = error as? ArchiveError {
-            return error.description { "(raise it with \(Unpack.flag(for: $0)))" }
+            let description = error.description { "(raise it with \(Unpack.flag(for: $0)))" }
+            return error.code == .destinationExists ? description + " (replace it with --force)" : description
         }
         if let description = (error as? LocalizedError)?.errorDescription {
             return description

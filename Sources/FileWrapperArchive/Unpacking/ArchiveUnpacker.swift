@@ -123,7 +123,7 @@ struct UnpackDestination {
 
     private func alreadyExists() -> ArchiveError {
         ArchiveError(.destinationExists, archive: archive,
-                     message: "\(path) already exists; replacing it must be asked for (replacesExisting, wrapinspect unpack --force)")
+                     message: "\(path) already exists")
     }
 
     /// Renames the finished `temporary` to the destination's name: over
