@@ -60,11 +60,12 @@ import Testing
         let entries = try #require(throws: ArchiveError.self) {
             try ArchiveReader.fileWrapper(from: data, limits: ArchiveReadLimits(maxEntries: 10))
         }
-        #expect(entries.code == .limitExceeded && entries.message.contains("maxEntries"))
+        #expect(entries.code == .limitExceeded && entries.limit == .maxEntries)
+        #expect(entries.description.hasSuffix("(maxEntries)"))
         let bytes = try #require(throws: ArchiveError.self) {
             try ArchiveReader.fileWrapper(from: data, limits: ArchiveReadLimits(maxBytes: 5000))
         }
-        #expect(bytes.code == .limitExceeded && bytes.message.contains("maxBytes"))
+        #expect(bytes.code == .limitExceeded && bytes.limit == .maxBytes)
     }
 
     @Test func truncatedDataIsAnError() throws {

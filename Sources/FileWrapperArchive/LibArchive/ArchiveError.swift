@@ -14,6 +14,9 @@ public struct ArchiveError: Error, Sendable, Hashable {
         case unsafePath
         /// An entry of a kind that is not supported (device node, FIFO, socket).
         case unsupportedEntry
+        /// The archive is in a format the reader leaves out unless asked
+        /// (``ArchiveReadFormats``); the message names the option that adds it.
+        case unsupportedFormat
         /// Two entries at one path.
         case duplicateEntry
         /// An encrypted entry.

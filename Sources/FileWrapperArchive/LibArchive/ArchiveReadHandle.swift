@@ -3,41 +3,60 @@ import Foundation
 import Glibc
 
 /// One libarchive read handle (`archive_read_new`) over a descriptor or
-/// bytes in memory, with every format and filter libarchive reads; freed
+/// bytes in memory, reading the formats of an ``ArchiveReadFormats``; freed
 /// with the object. Every call runs under ``ArchiveLocale``.
 final class ArchiveReadHandle {
     private let archive: OpaquePointer
     /// The archive's name for errors.
     let name: String
-    /// A copy of in-memory input, alive as long as libarchive reads it.
-    private var memory: UnsafeMutableRawBufferPointer?
+    private let formats: ArchiveReadFormats
+    /// Where libarchive's bytes come from, alive as long as it reads them.
+    private var source: ArchiveReadSource?
+    /// Headers read so far.
+    private var entries = 0
 
-    init(name: String) throws {
+    init(name: String, formats: ArchiveReadFormats = .standard) throws {
         guard let archive = archive_read_new() else {
             throw ArchiveError(.libarchive, archive: name, message: "libarchive could not allocate a reader")
         }
         self.archive = archive
         self.name = name
-        archive_read_support_filter_all(archive)
-        archive_read_support_format_all(archive)
+        self.formats = formats
     }
 
     deinit {
         archive_read_free(archive)
-        memory?.deallocate()
     }
 
     /// Reads from the open descriptor `fd`, which the caller keeps and closes.
     func open(fd: CInt) throws {
-        try ArchiveLocale.withUTF8 { try check(archive_read_open_fd(archive, fd, 1 << 16), entry: nil) }
+        try open(ArchiveReadSource(fd: fd, name: name))
     }
 
     /// Reads from a copy of `data`.
     func open(data: Data) throws {
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
-        data.copyBytes(to: copy)
-        memory = copy
-        try ArchiveLocale.withUTF8 { try check(archive_read_open_memory(archive, copy.baseAddress, data.count), entry: nil) }
+        try open(ArchiveReadSource(data: data, name: name))
+    }
+
+    /// Sets up the formats and the filter that `source`'s first bytes call
+    /// for, and opens; when no enabled format recognises the input, says
+    /// which format left out does.
+    private func open(_ source: ArchiveReadSource) throws {
+        self.source = source
+        try ArchiveLocale.withUTF8 {
+            try check(formats.configure(archive, head: source.head), entry: nil)
+            let status = source.open(archive)
+            guard status < ARCHIVE_WARN else { return }
+            try refuseLeftOutFormat()
+            throw failure(status, entry: nil)
+        }
+    }
+
+    /// Throws when the input is in a format left out of ``formats``.
+    private func refuseLeftOutFormat() throws {
+        guard let source, source.error == nil, let format = formats.leftOut(in: source) else { return }
+        throw ArchiveError(.unsupportedFormat, archive: name, message: "the archive is \(format.name), which this reader leaves out "
+                           + "(ArchiveReadFormats.\(format.option) reads it; see ArchiveReadFormats for the risks)")
     }
 
     /// An entry's header, as libarchive decoded it.
@@ -51,6 +70,12 @@ final class ArchiveReadHandle {
         var symlinkTarget: [UInt8]?
         var hardlinkTarget: String?
         var isEncrypted: Bool
+        /// The path's bytes as libarchive gives them (`nil` if it cannot convert them).
+        var pathBytes: [UInt8]?
+        var hardlinkBytes: [UInt8]?
+        /// `nil` when the archive does not say.
+        var size: Int64?
+        var modifiedIsSet: Bool
     }
 
     /// The next entry's header, or `nil` at the end of the archive.
@@ -58,11 +83,17 @@ final class ArchiveReadHandle {
         try ArchiveLocale.withUTF8 {
             var entry: OpaquePointer?
             let status = archive_read_next_header(archive, &entry)
-            if status == ARCHIVE_EOF { return nil }
+            if status == ARCHIVE_EOF {
+                // Nothing found can mean a format left out: an ISO 9660
+                // image begins with 32 KiB of zeros, which tar reads as its end.
+                if entries == 0 { try refuseLeftOutFormat() }
+                return nil
+            }
             // A warning or a retry (a damaged header libarchive skipped past)
             // means entries may be missing or wrong: refuse, never guess.
             guard status == ARCHIVE_OK else { throw failure(status, entry: nil) }
             guard let entry else { return nil }
+            entries += 1
             let rawPath = archive_entry_pathname(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) } ?? ""
             return Header(
                 path: archive_entry_pathname_utf8(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) },
@@ -73,7 +104,11 @@ final class ArchiveReadHandle {
                 owner: (UInt32(truncatingIfNeeded: archive_entry_uid(entry)), UInt32(truncatingIfNeeded: archive_entry_gid(entry))),
                 symlinkTarget: archive_entry_symlink(entry).map(Self.bytes),
                 hardlinkTarget: archive_entry_hardlink_utf8(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) },
-                isEncrypted: archive_entry_is_encrypted(entry) != 0)
+                isEncrypted: archive_entry_is_encrypted(entry) != 0,
+                pathBytes: archive_entry_pathname(entry).map(Self.bytes),
+                hardlinkBytes: archive_entry_hardlink(entry).map(Self.bytes),
+                size: archive_entry_size_is_set(entry) != 0 ? Int64(archive_entry_size(entry)) : nil,
+                modifiedIsSet: archive_entry_mtime_is_set(entry) != 0)
         }
     }
 
@@ -94,7 +129,8 @@ final class ArchiveReadHandle {
 
     /// The error for a failed call, with libarchive's message.
     private func failure(_ status: CInt, entry: String?) -> ArchiveError {
-        let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed (status \(status))"
+        if let error = source?.error { return ArchiveError(error.code, archive: name, entry: entry, message: error.message) }
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed without a message (status \(status))"
         return ArchiveError(.corrupt, archive: name, entry: entry, message: message)
     }
 

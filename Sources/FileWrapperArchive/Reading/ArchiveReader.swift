@@ -2,9 +2,9 @@ import FileWrapperKit
 import Foundation
 import Glibc
 
-/// Reads an archive of any format libarchive reads (detected from the
-/// bytes, whatever the name) into a FileWrapper tree in memory, within
-/// ``ArchiveReadLimits``.
+/// Reads an archive (its format detected from the bytes, whatever the name;
+/// the formats of ``ArchiveReadFormats/standard`` unless asked for more)
+/// into a FileWrapper tree in memory, within ``ArchiveReadLimits``.
 ///
 /// Refused, with an error that names the archive and the entry: absolute
 /// paths and `..` components, device nodes, FIFOs and sockets, encrypted
@@ -14,20 +14,24 @@ import Glibc
 public enum ArchiveReader {
     /// The tree in the archive file at `url`: a directory wrapper whose
     /// children are the archive's top-level entries.
-    public static func fileWrapper(contentsOf url: URL, limits: ArchiveReadLimits = .inMemory) throws -> FileWrapper {
+    public static func fileWrapper(
+        contentsOf url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
+    ) throws -> FileWrapper {
         let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw ArchiveError(.io, archive: url.path, message: "cannot open: \(String(cString: strerror(errno)))")
         }
         defer { Glibc.close(fd) }
-        let handle = try ArchiveReadHandle(name: url.path)
+        let handle = try ArchiveReadHandle(name: url.path, formats: formats)
         try handle.open(fd: fd)
         return try TreeBuilder(handle: handle, limits: limits).build()
     }
 
     /// The tree in the archive `data`; `name` stands for it in errors.
-    public static func fileWrapper(from data: Data, name: String = "archive", limits: ArchiveReadLimits = .inMemory) throws -> FileWrapper {
-        let handle = try ArchiveReadHandle(name: name)
+    public static func fileWrapper(
+        from data: Data, name: String = "archive", formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
+    ) throws -> FileWrapper {
+        let handle = try ArchiveReadHandle(name: name, formats: formats)
         try handle.open(data: data)
         return try TreeBuilder(handle: handle, limits: limits).build()
     }

@@ -1,0 +1,187 @@
+import CArchive
+import Foundation
+import Glibc
+
+/// The bytes a read handle decodes, given to libarchive through its read,
+/// skip and seek callbacks: a copy of bytes in memory, or a descriptor read
+/// with `pread` from where it stood when the source was made (so a reader
+/// can look at the first bytes before libarchive does, and several readers
+/// can share one descriptor), or with `read` when it cannot seek (a pipe).
+final class ArchiveReadSource {
+    private enum Input {
+        case memory(Memory)
+        /// A descriptor that can seek: its start offset and its size from there.
+        case file(CInt, start: Int64, size: Int64)
+        /// A descriptor that cannot seek.
+        case stream(CInt)
+    }
+
+    private let input: Input
+    /// The position libarchive reads from next, counted from the start.
+    private var position: Int64 = 0
+    /// Bytes that were read from a stream to look at them, not yet given to libarchive.
+    private var pending: [UInt8] = []
+    /// Where descriptor reads land; libarchive keeps a block until the next read.
+    private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    /// The failure of a read, for the error that libarchive's status stands for.
+    private(set) var error: ArchiveError?
+    /// The input's first bytes (up to ``ArchiveReadFormats/headLength``).
+    private(set) var head: [UInt8] = []
+    private let name: String
+
+    /// A copy of bytes in memory, shared by the sources that read it.
+    private final class Memory {
+        private let allocation: UnsafeMutableRawBufferPointer
+        let bytes: UnsafeRawBufferPointer
+        init(_ data: Data) {
+            allocation = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+            data.copyBytes(to: allocation)
+            bytes = UnsafeRawBufferPointer(rebasing: allocation[..<data.count])
+        }
+        deinit { allocation.deallocate() }
+    }
+
+    /// Reads a copy of `data`.
+    convenience init(data: Data, name: String) {
+        self.init(.memory(Memory(data)), name: name)
+    }
+
+    /// Reads the open descriptor `fd` from its current offset; the caller
+    /// keeps it open while the source is used, and closes it.
+    convenience init(fd: CInt, name: String) {
+        var status = stat()
+        let start = lseek(fd, 0, SEEK_CUR)
+        if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, start >= 0 {
+            self.init(.file(fd, start: Int64(start), size: max(0, Int64(status.st_size) - Int64(start))), name: name)
+        } else {
+            self.init(.stream(fd), name: name)
+        }
+    }
+
+    /// Reads `input`, looking at its first bytes; a failure to read them is
+    /// kept in ``error`` and comes back when libarchive reads.
+    private init(_ input: Input, name: String) {
+        self.input = input
+        self.name = name
+        let length = ArchiveReadFormats.headLength
+        var bytes = [UInt8](repeating: 0, count: length)
+        var count = 0
+        while count < length {
+            let got = bytes.withUnsafeMutableBytes { self.readInput(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...]), at: Int64(count)) }
+            guard got > 0 else { break }
+            count += got
+        }
+        head = Array(bytes[..<count])
+        if case .stream = input { pending = head }
+    }
+
+    deinit {
+        block.deallocate()
+    }
+
+    /// A source over the same input from its start, for a second reader;
+    /// `nil` for a stream, whose bytes are gone once read.
+    func rewound() -> ArchiveReadSource? {
+        if case .stream = input { return nil }
+        return ArchiveReadSource(input, name: name)
+    }
+
+    /// Opens `archive` on this source, which must live as long as `archive`.
+    func open(_ archive: OpaquePointer) -> CInt {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        archive_read_set_callback_data(archive, context)
+        archive_read_set_read_callback(archive) { _, context, buffer in
+            let source = Unmanaged<ArchiveReadSource>.fromOpaque(context!).takeUnretainedValue()
+            return source.next(buffer!)
+        }
+        if case .stream = input {} else {
+            archive_read_set_skip_callback(archive) { _, context, request in
+                Unmanaged<ArchiveReadSource>.fromOpaque(context!).takeUnretainedValue().skip(request)
+            }
+            archive_read_set_seek_callback(archive) { _, context, offset, whence in
+                Unmanaged<ArchiveReadSource>.fromOpaque(context!).takeUnretainedValue().seek(offset, whence)
+            }
+        }
+        return archive_read_open1(archive)
+    }
+
+    private var size: Int64? {
+        switch input {
+        case .memory(let memory): Int64(memory.bytes.count)
+        case .file(_, _, let size): size
+        case .stream: nil
+        }
+    }
+
+    /// The next bytes for libarchive: 0 at the end, -1 on failure.
+    private func next(_ buffer: UnsafeMutablePointer<UnsafeRawPointer?>) -> Int {
+        if case .memory(let memory) = input {
+            let bytes = memory.bytes
+            let offset = Int(min(position, Int64(bytes.count)))
+            buffer.pointee = UnsafeRawPointer(bytes.baseAddress.map { $0 + offset })
+            position = Int64(bytes.count)
+            return bytes.count - offset
+        }
+        if !pending.isEmpty {
+            let count = pending.count
+            block.copyBytes(from: pending)
+            pending = []
+            buffer.pointee = UnsafeRawPointer(block.baseAddress)
+            position += Int64(count)
+            return count
+        }
+        let count = readInput(into: block, at: position)
+        guard count >= 0 else { return -1 }
+        buffer.pointee = UnsafeRawPointer(block.baseAddress)
+        position += Int64(count)
+        return count
+    }
+
+    /// Reads descriptor bytes at `offset` from the start (`pread`), or the
+    /// next bytes of a stream (`read`), retrying `EINTR`; -1 after recording
+    /// the error.
+    private func readInput(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+        while true {
+            let count: Int
+            switch input {
+            case .memory(let memory):
+                let bytes = memory.bytes
+                let start = Int(min(offset, Int64(bytes.count)))
+                let count = min(buffer.count, bytes.count - start)
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]))
+                return count
+            case .file(let fd, let start, _):
+                count = pread(fd, buffer.baseAddress, buffer.count, off_t(start + offset))
+            case .stream(let fd):
+                count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            }
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            error = ArchiveError(.io, archive: name, message: "cannot read: \(String(cString: strerror(errno)))")
+            return -1
+        }
+    }
+
+    /// Moves forward by up to `request` bytes, no further than the end.
+    private func skip(_ request: Int64) -> Int64 {
+        guard let size, request > 0 else { return 0 }
+        let skipped = max(0, min(request, size - position))
+        position += skipped
+        return skipped
+    }
+
+    /// Moves to `offset` from the start, the current position or the end.
+    private func seek(_ offset: Int64, _ whence: CInt) -> Int64 {
+        guard let size else { return Int64(ARCHIVE_FATAL) }
+        let base: Int64 = switch whence {
+        case SEEK_SET: 0
+        case SEEK_CUR: position
+        case SEEK_END: size
+        default: -1
+        }
+        let (target, overflow) = base.addingReportingOverflow(offset)
+        guard base >= 0, !overflow, target >= 0 else { return Int64(ARCHIVE_FATAL) }
+        position = target
+        return target
+    }
+}

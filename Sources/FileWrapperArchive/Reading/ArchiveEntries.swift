@@ -1,0 +1,104 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// Streams an archive's entries in the order they are stored, without
+/// building a tree and without refusing unsafe paths: each entry's header,
+/// and its contents to read in blocks. Unless `checkingContents` is false,
+/// every entry's contents are read to their end (by the visitor, or else
+/// after it) so that damaged data, such as a zip CRC mismatch or a
+/// truncated stream, is an error; without it, what the visitor does not
+/// read is skipped, as `bsdtar -t` does.
+///
+/// Reading stops at the first damaged header or data, or at
+/// ``ArchiveReadLimits/maxEntries`` or ``ArchiveReadLimits/maxBytes`` (the
+/// other limits are about unpacking and do not apply).
+/// ``ArchiveReadFormats`` says which formats are read.
+public enum ArchiveEntries {
+    /// Calls `visit` with each entry of the archive file at `url` and its
+    /// contents, which are valid only during that call.
+    public static func forEach(
+        in url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
+        checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
+    ) throws {
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ArchiveError(.io, archive: url.path, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { Glibc.close(fd) }
+        let handle = try ArchiveReadHandle(name: url.path, formats: formats)
+        try handle.open(fd: fd)
+        try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
+    }
+
+    /// Calls `visit` with each entry of the archive `data` and its contents;
+    /// `name` stands for the archive in errors.
+    public static func forEach(
+        in data: Data, name: String = "archive", formats: ArchiveReadFormats = .standard,
+        limits: ArchiveReadLimits = ArchiveReadLimits(), checkingContents: Bool = true,
+        _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
+    ) throws {
+        let handle = try ArchiveReadHandle(name: name, formats: formats)
+        try handle.open(data: data)
+        try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
+    }
+
+    private static func forEach(
+        in handle: ArchiveReadHandle, limits: ArchiveReadLimits, checkingContents: Bool,
+        _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
+    ) throws {
+        let budget = ArchiveEntryContents.Budget(limits: limits)
+        var count = 0
+        var previous: ArchiveEntry?
+        while let header = try nextHeader(handle, after: previous) {
+            count += 1
+            let entry = try makeEntry(header, number: count, in: handle)
+            guard count <= limits.maxEntries else {
+                throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry.pathForErrors,
+                                   message: "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
+            }
+            let contents = ArchiveEntryContents(handle: handle, entry: entry, budget: budget)
+            try visit(entry, contents)
+            try contents.finish(reading: checkingContents)
+            previous = entry
+        }
+    }
+
+    /// The next header; a damaged one is an error that says which entry it follows.
+    private static func nextHeader(_ handle: ArchiveReadHandle, after previous: ArchiveEntry?) throws -> ArchiveReadHandle.Header? {
+        do {
+            return try handle.nextHeader()
+        } catch var error as ArchiveError where error.entry == nil && previous != nil {
+            error.message += " (after the entry \"\(previous?.displayPath ?? "")\")"
+            throw error
+        }
+    }
+
+    private static func makeEntry(_ header: ArchiveReadHandle.Header, number: Int, in handle: ArchiveReadHandle) throws -> ArchiveEntry {
+        guard let path = header.pathBytes else {
+            throw ArchiveError(.corrupt, archive: handle.name, message: "libarchive cannot read the name of entry \(number)")
+        }
+        let kind: ArchiveEntry.Kind
+        if header.hardlinkBytes != nil {
+            kind = .hardLink
+        } else {
+            switch header.type & S_IFMT {
+            case S_IFREG: kind = .regularFile
+            case S_IFDIR: kind = .directory
+            case S_IFLNK: kind = .symbolicLink
+            case S_IFCHR: kind = .characterDevice
+            case S_IFBLK: kind = .blockDevice
+            case S_IFIFO: kind = .fifo
+            case S_IFSOCK: kind = .socket
+            default: kind = .unknown
+            }
+        }
+        let (seconds, nanoseconds) = header.modified
+        return ArchiveEntry(
+            pathBytes: path, kind: kind, size: header.size, permissions: header.permissions,
+            modified: header.modifiedIsSet && (0..<1_000_000_000).contains(nanoseconds)
+                ? FileTimestamp(seconds: seconds, nanoseconds: nanoseconds) : nil,
+            symbolicLinkTarget: kind == .symbolicLink ? header.symlinkTarget : nil,
+            hardLinkTarget: header.hardlinkBytes, isEncrypted: header.isEncrypted)
+    }
+}

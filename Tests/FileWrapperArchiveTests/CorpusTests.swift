@@ -1,0 +1,227 @@
+import FileWrapperKit
+import Foundation
+import Testing
+import TestSupport
+
+/// Every file of the interop corpus (`../shared/corpus`: archives from
+/// libarchive's and Go's test suites, many broken on purpose) is listed by
+/// `fwk-test-child list` in a child process with a 1 GiB address space and
+/// 30 seconds: it ends with status 0 and a listing, or status 2 and an
+/// error that names the file; never a signal, never the time limit. Where
+/// `bsdtar -tf` (same limits, C.UTF-8 locale) lists a file without error,
+/// our listing as bsdtar makes it (every format, contents skipped) is the
+/// same line for line, unless the file is one of ``refusedThoughBsdtarLists``.
+/// Our default listing may still refuse such a file:
+/// for a format the defaults leave out (``ArchiveReadFormats``), with an
+/// error naming it, or because it reads the contents that `bsdtar -t`
+/// skips and finds them damaged.
+@Suite struct CorpusTests {
+    static let corpus = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared/corpus").standardizedFileURL
+    static let memoryLimit = 1 << 30
+    static let timeLimit = 30
+
+    /// Files that bsdtar lists and we refuse, with the words our error must
+    /// contain and why.
+    static let refusedThoughBsdtarLists = [
+        // A header with a bad checksum: bsdtar warns "Damaged tar archive",
+        // "Retrying...", skips to the next header it can read and exits 0.
+        // We refuse, because the skipped entries are missing from the listing.
+        "libarchive/test_read_format_tar_pax_sun_holesdata.tar": "Damaged tar archive",
+    ]
+
+    /// Files that bsdtar spins on until the time limit (libarchive 3.6.2's
+    /// rar5 reader returns ARCHIVE_FAILED without moving on while bsdtar
+    /// keeps asking for the next header; its xar reader loops on a table of
+    /// contents); they go first, so that their 30 seconds overlap the rest.
+    static let bsdtarSpins: Set = [
+        "libarchive/test_read_format_rar5_bad_window_sz_in_mltarc_file.rar", "libarchive/test_read_format_rar5_dirdata.rar",
+        "libarchive/test_read_format_xar_doublelink.xar",
+    ]
+
+    /// The files that bsdtar spins on or runs out of memory on (libarchive
+    /// 3.6.2 with every format, detecting compression itself), with how our
+    /// defaults (``ArchiveReadFormats``) refuse each at once.
+    static let trouble = [
+        "libarchive/test_read_filter_gzip_recursive.gz": "Unrecognized archive format",
+        "libarchive/test_read_format_iso_rockridge_ce_loop.iso.Z": "the archive is ISO 9660, which this reader leaves out",
+        "libarchive/test_read_format_xar_doublelink.xar": "the archive is xar, which this reader leaves out",
+        "libarchive/test_read_format_rar5_bad_window_sz_in_mltarc_file.rar": "the archive is RAR 5, which this reader leaves out",
+        "libarchive/test_read_format_rar5_dirdata.rar": "the archive is RAR 5, which this reader leaves out",
+    ]
+
+    /// What a child process did.
+    struct Outcome: Sendable {
+        var status: Int32
+        var signaled: Bool
+        var output: Data
+        var error: String
+        var seconds: Double
+    }
+
+    /// Runs `arguments` under `timeout` and `prlimit` with the limits above,
+    /// its output in files (a pipe could fill while we wait).
+    static func run(_ arguments: [String], environment: [String: String]? = nil, scratch: URL) throws -> Outcome {
+        let outputURL = scratch.appendingPathComponent("out"), errorURL = scratch.appendingPathComponent("err")
+        try Data().write(to: outputURL)
+        try Data().write(to: errorURL)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["-s", "KILL", String(timeLimit), "/usr/bin/prlimit", "--as=\(memoryLimit)", "--"] + arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        let output = try FileHandle(forWritingTo: outputURL), error = try FileHandle(forWritingTo: errorURL)
+        defer { try? output.close(); try? error.close() }
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try process.run()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
+            output: try Data(contentsOf: outputURL), error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self),
+            seconds: Date().timeIntervalSince(started))
+    }
+
+    /// The lines of a listing.
+    static func lines(_ output: Data) -> [String] {
+        var lines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// A line of bsdtar's listing in our spelling: bsdtar prints `\ooo`
+    /// (octal) and `\n`-style escapes for bytes it cannot print; we show
+    /// every path as ``PathDisplay`` does.
+    static func ourSpelling(ofBsdtarLine line: String) -> String {
+        let escapes: [UInt8: UInt8] = [
+            UInt8(ascii: "a"): 7, UInt8(ascii: "b"): 8, UInt8(ascii: "f"): 12, UInt8(ascii: "n"): 10,
+            UInt8(ascii: "r"): 13, UInt8(ascii: "t"): 9, UInt8(ascii: "v"): 11, UInt8(ascii: "\\"): 0x5C,
+        ]
+        let octal = UInt8(ascii: "0")...UInt8(ascii: "7")
+        let input = Array(line.utf8)
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < input.count {
+            if input[index] == 0x5C, index + 1 < input.count {
+                if let byte = escapes[input[index + 1]] {
+                    bytes.append(byte)
+                    index += 2
+                    continue
+                }
+                if index + 3 < input.count, input[(index + 1)...(index + 3)].allSatisfy(octal.contains) {
+                    bytes.append(input[(index + 1)...(index + 3)].reduce(0) { $0 &* 8 &+ ($1 - UInt8(ascii: "0")) })
+                    index += 4
+                    continue
+                }
+            }
+            bytes.append(input[index])
+            index += 1
+        }
+        return PathDisplay.text(bytes)
+    }
+
+    /// One corpus file: our listing, bsdtar's, and, when bsdtar lists it,
+    /// ours as bsdtar makes it (every format, contents skipped).
+    struct Result: Sendable {
+        var file: String
+        var ours: Outcome
+        var bsdtar: Outcome
+        var oursLikeBsdtar: Outcome?
+    }
+
+    /// Lists every file with `workers` at a time, in order (each runs our
+    /// child, then bsdtar); bsdtar runs niced, so that the files it spins on
+    /// for the whole time limit take spare time rather than ours.
+    static func listAll(_ files: [String], workers: Int) async throws -> [Result] {
+        let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child").path
+        let scratch = try TemporaryDirectory()
+        let lock = NSLock()
+        nonisolated(unsafe) var next = 0
+        nonisolated(unsafe) var results: [Result] = []
+        nonisolated(unsafe) var failure: Error?
+        let group = DispatchGroup()
+        for worker in 0..<workers {
+            group.enter()
+            let directory = scratch.appending("worker-\(worker)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            Thread.detachNewThread {
+                defer { group.leave() }
+                while true {
+                    let index: Int? = lock.withLock {
+                        defer { next += 1 }
+                        return next < files.count && failure == nil ? next : nil
+                    }
+                    guard let index else { return }
+                    let path = corpus.appendingPathComponent(files[index]).path
+                    do {
+                        let ours = try run([child, "list", path], scratch: directory)
+                        let bsdtar = try run(["/usr/bin/nice", "-n", "10", "/usr/bin/bsdtar", "-tf", path],
+                                             environment: ["LC_ALL": "C.UTF-8"], scratch: directory)
+                        let likeBsdtar = bsdtar.status == 0
+                            ? try run([child, "list", "--all-formats", "--headers-only", path], scratch: directory) : nil
+                        lock.withLock { results.append(Result(file: files[index], ours: ours, bsdtar: bsdtar, oursLikeBsdtar: likeBsdtar)) }
+                    } catch {
+                        lock.withLock { failure = error }
+                    }
+                }
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                group.wait()
+                continuation.resume()
+            }
+        }
+        if let failure { throw failure }
+        return results.sorted { $0.file < $1.file }
+    }
+
+    @Test func everyArchiveIsListedOrRefusedAndMatchesBsdtar() async throws {
+        let enumerator = try #require(
+            FileManager.default.enumerator(atPath: Self.corpus.path),
+            "the corpus is missing at \(Self.corpus.path); it is part of the shared checkout")
+        let files = enumerator.compactMap { $0 as? String }.filter {
+            var isDirectory: ObjCBool = false
+            return !$0.hasSuffix("README.md")
+                && FileManager.default.fileExists(atPath: Self.corpus.appendingPathComponent($0).path, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
+        }.sorted { (Self.bsdtarSpins.contains($0) ? 0 : 1, $0) < (Self.bsdtarSpins.contains($1) ? 0 : 1, $1) }
+        try #require(files.count == 488, "the corpus should hold 488 archives, found \(files.count)")
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/bsdtar"), "bsdtar is missing: apt-get install libarchive-tools")
+
+        let started = Date()
+        let results = try await Self.listAll(files, workers: Self.bsdtarSpins.count + 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let seconds = Date().timeIntervalSince(started)
+        try #require(results.count == files.count)
+
+        var tally: [String: Int] = [:]
+        for result in results {
+            let (file, ours, bsdtar) = (result.file, result.ours, result.bsdtar)
+            let path = Self.corpus.appendingPathComponent(file).path
+            #expect(!ours.signaled && [0, 2].contains(ours.status),
+                    "\(file): the listing ended with \(ours.signaled ? "signal" : "status") \(ours.status) (137: killed at the time limit)\n\(ours.error)")
+            if ours.status == 2 {
+                #expect(ours.error.hasPrefix(path + ": "), "\(file): the error does not name the file: \(ours.error)")
+            }
+            if let refusal = Self.trouble[file] {
+                #expect(ours.status == 2 && ours.error.contains(refusal) && ours.seconds < 5,
+                        "\(file): expected a prompt refusal saying \"\(refusal)\", got status \(ours.status) after \(ours.seconds) s: \(ours.error)")
+            }
+            if let exception = Self.refusedThoughBsdtarLists[file] {
+                #expect(bsdtar.status == 0 && result.oursLikeBsdtar?.status == 2 && result.oursLikeBsdtar?.error.contains(exception) == true,
+                        "\(file): expected bsdtar to list it and us to refuse it saying \"\(exception)\"")
+            } else if let likeBsdtar = result.oursLikeBsdtar {
+                #expect(likeBsdtar.status == 0, "\(file): bsdtar lists it, we refuse it: \(likeBsdtar.error)")
+                #expect(Self.lines(likeBsdtar.output) == Self.lines(bsdtar.output).map(Self.ourSpelling(ofBsdtarLine:)),
+                        "\(file): the listings differ")
+            }
+            let outcome = ours.status == 0 ? "listed" : "refused"
+            let comparison = bsdtar.status == 0 ? "bsdtar lists it" : "bsdtar fails"
+            tally["\(outcome), \(comparison)", default: 0] += 1
+        }
+        print("corpus: \(files.count) files in \(String(format: "%.1f", seconds)) s:",
+              tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: "; "))
+    }
+}
