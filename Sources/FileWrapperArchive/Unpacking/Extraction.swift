@@ -59,7 +59,9 @@ final class Extraction {
         }
         let parent = try makeParents(of: names, entry: path)
         let display = { PathDisplay.join(self.place.path, names) }
-        let modified = timespec(tv_sec: Int(header.modified.seconds), tv_nsec: Int(header.modified.nanoseconds))
+        // Without a time in the archive, the entry keeps the time it was made.
+        let modified = header.modifiedIsSet
+            ? timespec(tv_sec: Int(header.modified.seconds), tv_nsec: Int(header.modified.nanoseconds)) : Syscall.omitTime
 
         if let target = header.hardlinkTarget {
             let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: handle.name, limits: limits).components
