@@ -7,7 +7,9 @@ struct Unpack: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Unpack an archive into a new directory, refusing anything unsafe.",
         discussion: """
-            Any format libarchive reads is detected from the bytes. Everything is \
+            tar, cpio, zip and 7z are read, plain or compressed with gzip, bzip2, \
+            xz, lzma, zstd, lz4, compress or lzip, detected from the bytes (other \
+            formats with --all-formats). Everything is \
             written into a temporary directory beside DESTINATION and renamed into \
             place at the end; on any refusal or error nothing is left and \
             DESTINATION is as it was. Refused: absolute paths, "..", entries for \
@@ -28,6 +30,9 @@ struct Unpack: ParsableCommand {
 
     @Flag(help: "Replace DESTINATION if it exists, once the unpack has succeeded.")
     var force = false
+
+    @Flag(help: "Also read ISO 9660, RAR, xar, Cabinet, LHA, ar, WARC and mtree, and let libarchive detect compression itself. libarchive 3.6.2 can hang or exhaust memory on hostile input in these: use it for trusted archives only.")
+    var allFormats = false
 
     @Option(help: ArgumentHelp("At most this many entries (default 100000).", valueName: "n"))
     var maxEntries: Int?
@@ -83,7 +88,7 @@ struct Unpack: ParsableCommand {
         maxNameLength.map { limits.maxNameLength = $0 }
         maxDepth.map { limits.maxDepth = $0 }
         maxLinkLength.map { limits.maxLinkLength = $0 }
-        let options = ArchiveUnpackOptions(limits: limits, replacesExisting: force)
+        let options = ArchiveUnpackOptions(formats: allFormats ? .all : .standard, limits: limits, replacesExisting: force)
         let summary = try ArchiveUnpacker.unpack(
             archiveAt: URL(fileURLWithPath: archive), to: URL(fileURLWithPath: destination), options: options)
         print("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")

@@ -75,6 +75,20 @@ struct PackUnpackTests {
         #expect(FileManager.default.fileExists(atPath: journal.directory.appendingPathComponent("Out/index.json").path))
     }
 
+    @Test func formatsLeftOutNeedAllFormats() throws {
+        let journal = try SampleJournal()
+        let ar = journal.directory.appendingPathComponent("lib.a")
+        try Data("!<arch>\nfile.txt/       0           0     0     100644  6         `\nhello\n".utf8).write(to: ar)
+
+        let refused = try WrapInspectProcess.run(["unpack", "lib.a", "Out"], in: journal.directory)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("wrapinspect: lib.a: the archive is ar, which this reader leaves out"), "\(refused.stderr)")
+
+        let read = try WrapInspectProcess.run(["unpack", "--all-formats", "lib.a", "Out"], in: journal.directory)
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(try Data(contentsOf: journal.directory.appendingPathComponent("Out/file.txt")) == Data("hello\n".utf8))
+    }
+
     @Test func reproduciblePackingGivesTheSameBytes() throws {
         let journal = try SampleJournal()
         for name in ["one.tar.gz", "two.tar.gz"] {

@@ -4,12 +4,15 @@ import Glibc
 
 /// How an archive is unpacked.
 public struct ArchiveUnpackOptions: Sendable, Hashable {
+    /// The formats read; the others are refused with an error naming them.
+    public var formats: ArchiveReadFormats
     public var limits: ArchiveReadLimits
     /// Replace an existing destination. It is replaced only once the whole
     /// archive has been unpacked; until then it stays as it was.
     public var replacesExisting: Bool
 
-    public init(limits: ArchiveReadLimits = .unpacking, replacesExisting: Bool = false) {
+    public init(formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking, replacesExisting: Bool = false) {
+        self.formats = formats
         self.limits = limits
         self.replacesExisting = replacesExisting
     }
@@ -59,7 +62,7 @@ public enum ArchiveUnpacker {
             throw ArchiveError(.io, archive: archivePath, message: "cannot open: \(String(cString: strerror(errno)))")
         }
         defer { Glibc.close(source) }
-        let handle = try ArchiveReadHandle(name: archivePath)
+        let handle = try ArchiveReadHandle(name: archivePath, formats: options.formats)
         try handle.open(fd: source)
         let place = try UnpackDestination(destination, archive: archivePath, replacesExisting: options.replacesExisting)
         defer { place.close() }
