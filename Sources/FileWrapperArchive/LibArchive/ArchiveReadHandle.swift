@@ -24,8 +24,32 @@ final class ArchiveReadHandle {
         self.formats = formats
     }
 
+    /// The descriptor of a file this handle opened itself, closed with it.
+    private var ownedDescriptor: CInt?
+
     deinit {
         archive_read_free(archive)
+        if let ownedDescriptor { Glibc.close(ownedDescriptor) }
+    }
+
+    /// A handle reading the archive file at `url`, named in errors as the
+    /// caller wrote it (`url.relativePath`).
+    static func reading(_ url: URL, formats: ArchiveReadFormats) throws -> ArchiveReadHandle {
+        let name = url.relativePath
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ArchiveError(.io, archive: name, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        let handle: ArchiveReadHandle
+        do {
+            handle = try ArchiveReadHandle(name: name, formats: formats)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        handle.ownedDescriptor = fd
+        try handle.open(fd: fd)
+        return handle
     }
 
     /// Reads from the open descriptor `fd`, which the caller keeps and closes.

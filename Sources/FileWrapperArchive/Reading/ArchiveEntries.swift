@@ -1,6 +1,5 @@
 import FileWrapperKit
 import Foundation
-import Glibc
 
 /// Streams an archive's entries in the order they are stored, without
 /// building a tree and without refusing unsafe paths: each entry's header,
@@ -21,13 +20,7 @@ public enum ArchiveEntries {
         in url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
         checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ArchiveError(.io, archive: url.path, message: "cannot open: \(String(cString: strerror(errno)))")
-        }
-        defer { Glibc.close(fd) }
-        let handle = try ArchiveReadHandle(name: url.path, formats: formats)
-        try handle.open(fd: fd)
+        let handle = try ArchiveReadHandle.reading(url, formats: formats)
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }
 

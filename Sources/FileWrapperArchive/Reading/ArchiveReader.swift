@@ -1,6 +1,5 @@
 import FileWrapperKit
 import Foundation
-import Glibc
 
 /// Reads an archive (its format detected from the bytes, whatever the name;
 /// the formats of ``ArchiveReadFormats/standard`` unless asked for more)
@@ -17,13 +16,7 @@ public enum ArchiveReader {
     public static func fileWrapper(
         contentsOf url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ArchiveError(.io, archive: url.path, message: "cannot open: \(String(cString: strerror(errno)))")
-        }
-        defer { Glibc.close(fd) }
-        let handle = try ArchiveReadHandle(name: url.path, formats: formats)
-        try handle.open(fd: fd)
+        let handle = try ArchiveReadHandle.reading(url, formats: formats)
         return try TreeBuilder(handle: handle, limits: limits).build()
     }
 

@@ -56,14 +56,8 @@ public enum ArchiveUnpacker {
     public static func unpack(
         archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions()
     ) throws -> ArchiveUnpackSummary {
-        let archivePath = archive.relativePath
-        let source = Glibc.open(archivePath, O_RDONLY | O_CLOEXEC)
-        guard source >= 0 else {
-            throw ArchiveError(.io, archive: archivePath, message: "cannot open: \(String(cString: strerror(errno)))")
-        }
-        defer { Glibc.close(source) }
-        let handle = try ArchiveReadHandle(name: archivePath, formats: options.formats)
-        try handle.open(fd: source)
+        let handle = try ArchiveReadHandle.reading(archive, formats: options.formats)
+        let archivePath = handle.name
         let place = try UnpackDestination(destination, archive: archivePath, replacesExisting: options.replacesExisting)
         defer { place.close() }
 
