@@ -16,9 +16,16 @@ import TestSupport
 /// error naming it, or because it reads the contents that `bsdtar -t`
 /// skips and finds them damaged.
 @Suite struct CorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/corpus").standardizedFileURL
+    /// `$FWK_CORPUS`, else `../shared/corpus` beside the checkout, else the
+    /// machine's `/work/shared/corpus` (a clone elsewhere, as CI makes).
+    static let corpus: URL = {
+        let besideCheckout = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("../shared/corpus").standardizedFileURL
+        let candidates = [ProcessInfo.processInfo.environment["FWK_CORPUS"].map { URL(fileURLWithPath: $0) }, besideCheckout,
+                          URL(fileURLWithPath: "/work/shared/corpus")].compactMap { $0 }
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? besideCheckout
+    }()
     static let memoryLimit = 1 << 30
     static let timeLimit = 30
 
