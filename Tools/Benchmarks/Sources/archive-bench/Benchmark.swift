@@ -43,13 +43,22 @@ struct Benchmark {
         report.facts.append(("repetitions", "median of \(options.repetitions) (w1, w3) and \(options.largeRepetitions) (w2) timed runs, after one untimed run; caches warm"))
         report.facts.append(("processes alone", try measureStartup()))
 
-        var times = Table(columns: ["workload", "format", "operation", "time s", "time ÷ bsdtar", "user s", "sys s", "peak RSS MiB", "RSS ÷ bsdtar", "sync after s"], leading: 3)
-        var sizes = Table(columns: ["workload", "format", "source MiB", "ours MiB", "bsdtar MiB", "Info-ZIP MiB", "ours ÷ bsdtar"], leading: 2)
+        var times = Table(columns: [
+            "workload", "format", "operation", "time s", "time ÷ bsdtar", "user s", "sys s",
+            "peak RSS MiB", "RSS ÷ bsdtar", "sync after s", "time+sync ÷ bsdtar",
+        ], leading: 3)
+        var sizes = Table(columns: [
+            "workload", "format", "source MiB", "ours MiB", "bsdtar MiB", "Info-ZIP MiB", "ours ÷ bsdtar",
+        ], leading: 2)
         var differing: [String] = []
+        // Workloads with many entries go last, see `hasManyEntries`.
+        var groups: [WorkloadName: [(format: BenchFormat, group: Group)]] = [:]
+        for workload in workloads.filter({ !$0.name.hasManyEntries }) + workloads.filter(\.name.hasManyEntries) {
+            if workload.name.hasManyEntries { waitForRecentRemovals() }
+            groups[workload.name] = try options.formats.map { ($0, try measure(workload, $0)) }
+        }
         for workload in workloads {
-            for format in options.formats {
-                try waitForRecentRemovals()
-                let group = try measure(workload, format)
+            for (format, group) in groups[workload.name]! {
                 for (operation, sample) in group.medians {
                     let baseline = group.medians.first { $0.operation == operation.baseline }!.sample
                     times.rows.append([
@@ -58,6 +67,7 @@ struct Benchmark {
                         Self.seconds(sample.userSeconds), Self.seconds(sample.systemSeconds),
                         Self.mebibytes(sample.peakKiB * 1024), Self.ratio(sample.peakKiB, baseline.peakKiB),
                         Self.seconds(sample.syncSeconds),
+                        Self.ratio(sample.seconds + sample.syncSeconds, baseline.seconds + baseline.syncSeconds),
                     ])
                 }
                 let bytes = group.sizes
@@ -76,16 +86,22 @@ struct Benchmark {
         report.facts.append(("load average at end", Self.loadAverage))
         report.tables = [times, sizes]
         report.notes = Self.notes
-        try Shell.remove(scratch)
+        log("removing \(scratch) ...")
+        if workloads.contains(where: \.name.hasManyEntries) {
+            try removeManyFiles(scratch)
+        } else {
+            try Shell.remove(scratch)
+        }
         return report
     }
 
+    /// How the figures were made, printed under the tables.
     static let notes = [
         "ours: FileWrapperArchive in this repository, built with `swift build -c release`, run as `archive-bench pack FORMAT SOURCE ARCHIVE` (`ArchiveWriter.write(contentsOf:to:options:)`) and `archive-bench unpack ARCHIVE DESTINATION` (`ArchiveUnpacker.unpack(archiveAt:to:)`), the calls `wrapinspect pack` and `unpack` make, with default options.",
         "Peers, run in the workload directory: `bsdtar -cf ARCHIVE [-z | --zstd | --format zip] NAMES...` and `zip -qry ARCHIVE NAMES...`, where NAMES are the workload's top-level names, so that every archive holds the same entries (with `.` instead, bsdtar adds a `./` entry, which our unpacker refuses as an entry for the destination itself); `bsdtar -xf ARCHIVE -C DESTINATION` (the directory made beforehand, untimed) and `unzip -q ARCHIVE -d DESTINATION`. Every tool uses its default compression level: gzip and deflate 6, zstd 3.",
         "Every operation is one process, forked by `rusage-exec` (Sources/rusage-exec/main.c): time is wall-clock from fork to `wait4`, user and sys are `ru_utime` and `ru_stime`, peak RSS is `ru_maxrss`; forked from that small C program, a process's `ru_maxrss` is its own peak, not its parent's. Figures are medians; ratios divide by bsdtar doing the same: a pack by bsdtar's pack, an unpack by bsdtar unpacking its own archive. \"unpack: A ← B\" is A unpacking the archive B packed.",
-        "Caches are warm: the page cache is not dropped, and one untimed run of every operation comes first. Odd-numbered runs take the packs and the unpacks in reverse order, so that no tool always goes first. After each operation an untimed `sync` flushes what it wrote; its time (last column) is the writeback the operation left behind. Our pack calls `fsync` on the archive before renaming it into place, so its own time includes that writeback; bsdtar and zip leave it to the `sync`.",
-        "Each pack writes a new file (the previous one removed, untimed), each unpack a new directory. w2's and w3's unpacked trees are removed after each operation, untimed. w1's stay until the last run in a format (up to 4.4 GiB), and the next format starts at least a minute after their removal: on ext4 without a journal, creating files within a minute of deleting many is slowed by the kernel's `recently_deleted()` inode check (bsdtar unpacking w1 went from 1.5 s to 5-14 s). Keeping every w1 tree until the end of the run instead filled the page cache and slowed the w2 unpacks by reclaim.",
+        "Caches are warm: the page cache is not dropped, and one untimed run of every operation comes first. Odd-numbered runs take the packs and the unpacks in reverse order, so that no tool always goes first. After each operation an untimed `sync` flushes what it wrote; its time (\"sync after\") is the writeback the operation left behind. Our pack calls `fsync` on the archive before renaming it into place, so its own time includes that writeback; bsdtar and zip leave it to the `sync`. The last column compares time plus sync, the cost of the same bytes on disk; `sync` also flushes whatever else on the machine was dirty.",
+        "Each pack writes a new file (the previous one removed, untimed), each unpack a new directory. w2's and w3's unpacked trees are removed after each operation, untimed. w1's (20,700 entries each) stay until the end of the run (about 13 GiB), so w1 is measured last, at least 6 minutes after this benchmark last removed many files: on ext4 without a journal, the kernel's `recently_deleted()` check makes creating files slow for minutes after many were deleted nearby (bsdtar unpacking w1 took 0.9 s fresh, 5.5 s one minute after 62,000 files were removed and synced, 1.2 s after three minutes, 0.9 s after six).",
         "Run as root, as here: bsdtar restores owners when unpacking and by default reads and stores ACLs, extended attributes and file flags when packing.",
     ]
 
@@ -128,14 +144,14 @@ struct Benchmark {
         }
     }
 
-    /// Sleeps until a minute has passed since this benchmark, in this run or
-    /// the one before, last removed many files, so that ext4's
+    /// Sleeps until 6 minutes have passed since this benchmark, in this run
+    /// or the one before, last removed many files, so that ext4's
     /// `recently_deleted()` check does not slow the unpacks (see `hasManyEntries`).
-    private func waitForRecentRemovals() throws {
+    private func waitForRecentRemovals() {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: removalMarker),
               let removed = attributes[.modificationDate] as? Date
         else { return }
-        let wait = 61 - Date().timeIntervalSince(removed)
+        let wait = 360 - Date().timeIntervalSince(removed)
         guard wait > 0 else { return }
         log(String(format: "waiting %.0f s after removing many files (ext4's recently_deleted()) ...", wait))
         Thread.sleep(forTimeInterval: wait)
@@ -168,7 +184,8 @@ struct Benchmark {
 
     /// Runs every operation on `workload` in `format`: one untimed round,
     /// which also checks the unpacked trees, then the timed ones, odd ones
-    /// in reverse order. Removes what it made at the end.
+    /// in reverse order. Removes what it made at the end, unless the
+    /// workload has many entries.
     private func measure(_ workload: Workload, _ format: BenchFormat) throws -> Group {
         let directory = "\(scratch)/\(workload.name.rawValue)-\(format.rawValue)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -190,12 +207,7 @@ struct Benchmark {
             let attributes = try FileManager.default.attributesOfItem(atPath: Context.archive(of: tool, format: format, in: directory))
             group.sizes[tool] = (attributes[.size] as! NSNumber).intValue
         }
-        if workload.name.hasManyEntries {
-            log("removing \(directory) ...")
-            try removeManyFiles(directory)
-        } else {
-            try Shell.remove(directory)
-        }
+        if !workload.name.hasManyEntries { try Shell.remove(directory) }
         return group
     }
 

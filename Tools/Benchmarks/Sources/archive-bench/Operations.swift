@@ -5,11 +5,13 @@ enum WorkloadName: String, CaseIterable {
     case w1, w2, w3
 
     /// Whether its unpacked copies (20,700 entries each for w1) are too many
-    /// files to remove between runs: on ext4 without a journal, creating
-    /// files within a minute of deleting many is slowed by the kernel's
-    /// `recently_deleted()` inode check (here bsdtar unpacking w1 went from
-    /// 1.5 s to 5-14 s). They are removed after the last run in a format,
-    /// and the next format waits a minute.
+    /// files to remove during the run: on ext4 without a journal, the
+    /// kernel's `recently_deleted()` inode check slows creating files for
+    /// minutes after many were deleted nearby (here bsdtar unpacking w1 took
+    /// 5.5 s instead of 0.9 s one minute later, 1.2 s three minutes later).
+    /// They stay until the end of the run, so such workloads are measured
+    /// last, where their gigabytes in the page cache slow no other, and
+    /// only 6 minutes after the last removal of many files.
     var hasManyEntries: Bool { self == .w1 }
 }
 
