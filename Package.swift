@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
     targets: [
         // libarchive from the system (Debian: libarchive-dev 3.6.2).
@@ -28,6 +29,8 @@ let package = Package(
             dependencies: [
                 "CFileSystem",
                 .product(name: "SystemPackage", package: "swift-system"),
+                // SHA-256 for manifests and the tree digest (BoringSSL's, with the SHA instructions).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(

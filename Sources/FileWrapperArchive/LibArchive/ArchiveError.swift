@@ -17,6 +17,8 @@ public struct ArchiveError: Error, Sendable, Hashable {
         /// The archive is in a format the reader leaves out unless asked
         /// (``ArchiveReadFormats``); the message names the option that adds it.
         case unsupportedFormat
+        /// No format the reader reads recognises the input: it is not an archive.
+        case unrecognizedFormat
         /// Two entries at one path.
         case duplicateEntry
         /// An encrypted entry.

@@ -72,7 +72,12 @@ final class ArchiveReadHandle {
             let status = source.open(archive)
             guard status < ARCHIVE_WARN else { return }
             try refuseLeftOutFormat()
-            throw failure(status, entry: nil)
+            var error = failure(status, entry: nil)
+            // Opening reads no entry: a format error here means no format bid.
+            if error.code == .corrupt, archive_errno(archive) == EILSEQ {  // ARCHIVE_ERRNO_FILE_FORMAT
+                error.code = .unrecognizedFormat
+            }
+            throw error
         }
     }
 
@@ -156,6 +161,19 @@ final class ArchiveReadHandle {
         if let error = source?.error { return ArchiveError(error.code, archive: name, entry: entry, message: error.message) }
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed without a message (status \(status))"
         return ArchiveError(.corrupt, archive: name, entry: entry, message: message)
+    }
+
+    /// libarchive's name for the format being read (`POSIX pax interchange
+    /// format`, `ZIP 2.0 (deflation)`), once a header has been read.
+    var formatName: String? {
+        archive_format_name(archive).map { String(cString: $0) }
+    }
+
+    /// Whether the format records owners: tar and cpio do; libarchive
+    /// reports 0 for zip and 7z entries whether or not they say.
+    var recordsOwners: Bool {
+        let family = archive_format(archive) & 0xff0000  // ARCHIVE_FORMAT_BASE_MASK
+        return family == ARCHIVE_FORMAT_TAR || family == ARCHIVE_FORMAT_CPIO
     }
 
     /// Bytes of the archive itself read so far (before decompression),

@@ -36,7 +36,7 @@ public enum ArchiveEntries {
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }
 
-    private static func forEach(
+    static func forEach(
         in handle: ArchiveReadHandle, limits: ArchiveReadLimits, checkingContents: Bool,
         _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
@@ -91,6 +91,7 @@ public enum ArchiveEntries {
             pathBytes: path, kind: kind, size: header.size, permissions: header.permissions,
             modified: header.modifiedIsSet && (0..<1_000_000_000).contains(nanoseconds)
                 ? FileTimestamp(seconds: seconds, nanoseconds: nanoseconds) : nil,
+            owner: handle.recordsOwners ? FileOwner(userID: header.owner.user, groupID: header.owner.group) : nil,
             symbolicLinkTarget: kind == .symbolicLink ? header.symlinkTarget : nil,
             hardLinkTarget: header.hardlinkBytes, isEncrypted: header.isEncrypted)
     }

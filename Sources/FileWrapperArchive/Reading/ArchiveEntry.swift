@@ -24,6 +24,8 @@ public struct ArchiveEntry: Sendable, Hashable {
     public var permissions: UInt16
     /// `nil` when the archive records no modification time.
     public var modified: FileTimestamp?
+    /// User and group IDs, for formats that record them (tar and cpio).
+    public var owner: FileOwner?
     /// A symbolic link's target, as stored.
     public var symbolicLinkTarget: [UInt8]?
     /// The path of the entry a hard link names, as stored.

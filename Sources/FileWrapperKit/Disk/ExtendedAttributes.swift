@@ -13,11 +13,14 @@ enum ExtendedAttributes {
     /// or an open descriptor.
     enum Target {
         case path(String)
+        /// A path given as bytes, for names that are not valid UTF-8.
+        case pathBytes([UInt8])
         case descriptor(CInt)
 
         func list(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
             switch self {
             case .path(let path): cfs_llistxattr(path, buffer, size)
+            case .pathBytes(let path): Self.withCPath(path) { cfs_llistxattr($0, buffer, size) }
             case .descriptor(let fd): cfs_flistxattr(fd, buffer, size)
             }
         }
@@ -25,7 +28,14 @@ enum ExtendedAttributes {
         func value(_ name: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
             switch self {
             case .path(let path): cfs_lgetxattr(path, name, buffer, size)
+            case .pathBytes(let path): Self.withCPath(path) { cfs_lgetxattr($0, name, buffer, size) }
             case .descriptor(let fd): cfs_fgetxattr(fd, name, buffer, size)
+            }
+        }
+
+        private static func withCPath(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Int) -> Int {
+            (path + [0]).withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
             }
         }
     }
@@ -35,6 +45,11 @@ enum ExtendedAttributes {
     /// a symlink is not followed.
     static func read(_ name: String, in directory: CInt, path: Syscall.Path) throws(FileWrapperError) -> [String: Data] {
         try read(.path("/proc/self/fd/\(directory)/" + name), displayPath: path)
+    }
+
+    /// ``read(_:in:path:)`` for a name given as bytes.
+    static func read(bytes name: [UInt8], in directory: CInt, path: Syscall.Path) throws(FileWrapperError) -> [String: Data] {
+        try read(.pathBytes(Array("/proc/self/fd/\(directory)/".utf8) + name), displayPath: path)
     }
 
     /// The `user.*` attributes of `target`.

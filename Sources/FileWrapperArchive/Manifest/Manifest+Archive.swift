@@ -1,0 +1,90 @@
+import FileWrapperKit
+import Foundation
+
+extension Manifest {
+    /// The manifest of the archive file at `url`, read as it streams:
+    /// nothing is extracted, and with `hashingContents` each file is hashed
+    /// as its bytes are decoded. A hard link takes the size and digest of
+    /// the file it names. Limits default to those of unpacking (4 GiB of
+    /// contents, 100,000 entries).
+    public init(
+        archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking,
+        hashingContents: Bool = true
+    ) throws {
+        let handle = try ArchiveReadHandle.reading(url, formats: formats)
+        self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents).read()
+    }
+
+    /// The manifest of the archive `data`; `name` stands for it in errors.
+    public init(
+        archiveData data: Data, name: String, formats: ArchiveReadFormats = .standard,
+        limits: ArchiveReadLimits = .unpacking, hashingContents: Bool = true
+    ) throws {
+        let handle = try ArchiveReadHandle(name: name, formats: formats)
+        try handle.open(data: data)
+        self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents).read()
+    }
+}
+
+/// Feeds an archive's entries to a ``ManifestBuilder`` as they stream.
+private struct ArchiveManifestReader {
+    let handle: ArchiveReadHandle
+    let limits: ArchiveReadLimits
+    let hashingContents: Bool
+
+    func read() throws -> Manifest {
+        var entries: [ManifestEntry] = []
+        // Files by normalized path, for the hard links that name them.
+        var files: [[UInt8]: Int] = [:]
+        try ArchiveEntries.forEach(in: handle, limits: limits, checkingContents: true) { archived, contents in
+            var entry = ManifestEntry(
+                path: archived.pathBytes, kind: Self.kind(archived.kind), size: archived.size,
+                permissions: archived.permissions, modified: archived.modified, owner: archived.owner)
+            switch archived.kind {
+            case .symbolicLink:
+                entry.linkTarget = archived.symbolicLinkTarget ?? []
+            case .hardLink:
+                let target = archived.hardLinkTarget ?? []
+                entry.linkTarget = target
+                guard let file = ManifestPath.normalized(target).flatMap({ files[$0] }) else {
+                    throw ArchiveError(.corrupt, archive: handle.name, entry: archived.displayPath,
+                                       message: "the hard link names \"\(PathDisplay.text(target))\", which is not an earlier file of the archive")
+                }
+                entry.size = entries[file].size
+                entry.contentDigest = entries[file].contentDigest
+            case .regularFile:
+                if hashingContents {
+                    var hasher = ContentHasher()
+                    var size: Int64 = 0
+                    try contents.forEachBlock { block in
+                        hasher.update(block)
+                        size += Int64(block.count)
+                    }
+                    entry.contentDigest = hasher.finalize()
+                    entry.size = size
+                }
+                if let path = ManifestPath.normalized(archived.pathBytes) {
+                    files[path] = entries.count
+                }
+            default:
+                break
+            }
+            entries.append(entry)
+        }
+        var builder = ManifestBuilder(source: Manifest.Source(kind: .archive, name: handle.name, format: handle.formatName))
+        for entry in entries {
+            try builder.add(entry)
+        }
+        return try builder.finish()
+    }
+
+    private static func kind(_ kind: ArchiveEntry.Kind) -> ManifestEntry.Kind {
+        switch kind {
+        case .regularFile: .file
+        case .directory: .directory
+        case .symbolicLink: .symlink
+        case .hardLink: .hardLink
+        case .characterDevice, .blockDevice, .fifo, .socket, .unknown: .other
+        }
+    }
+}

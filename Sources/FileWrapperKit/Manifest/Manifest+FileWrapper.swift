@@ -1,0 +1,41 @@
+extension Manifest {
+    /// The manifest of `wrapper` and everything below it; `name` stands for
+    /// it in errors and in ``Manifest/source``. With `hashingContents`, each
+    /// file's contents are hashed, read block by block from disk for a
+    /// wrapper read lazily.
+    public init(_ wrapper: FileWrapper, name: String, hashingContents: Bool = true) throws {
+        var builder = ManifestBuilder(source: Source(kind: .fileWrapper, name: name))
+        var stack: [(path: [UInt8], wrapper: FileWrapper)] = [([], wrapper)]
+        while let (path, current) = stack.popLast() {
+            var entry = ManifestEntry(
+                path: path, kind: .file, permissions: current.attributes.permissions,
+                modified: current.attributes.modificationDate, owner: current.attributes.owner)
+            switch current.kind {
+            case .directory:
+                entry.kind = .directory
+                entry.extendedAttributes = current.attributes.extendedAttributes.mapValues { Array($0) }
+                for (name, child) in current.children {
+                    stack.append((path.isEmpty ? Array(name.utf8) : path + [UInt8(ascii: "/")] + Array(name.utf8), child))
+                }
+            case .symbolicLink:
+                entry.kind = .symlink
+                entry.linkTarget = current.linkTarget
+            case .regularFile:
+                entry.extendedAttributes = current.attributes.extendedAttributes.mapValues { Array($0) }
+                entry.size = current.regularFileSize.map(Int64.init)
+                if hashingContents {
+                    var hasher = ContentHasher()
+                    var size: Int64 = 0
+                    try current.forEachContentsBlock { block in
+                        hasher.update(block)
+                        size += Int64(block.count)
+                    }
+                    entry.contentDigest = hasher.finalize()
+                    entry.size = size
+                }
+            }
+            try builder.add(entry)
+        }
+        self = try builder.finish()
+    }
+}

@@ -1,0 +1,102 @@
+/// The sorted list of a tree's entries with their metadata and content
+/// digests, and the digests of the whole tree: what `wrapinspect snapshot`
+/// writes and `diff` compares. The same tree gives the same manifest
+/// whether it is a bundle, a `FileWrapper` or an archive, but for the
+/// metadata a form does not keep.
+///
+/// ``entries`` are in ``ManifestPath/precedes(_:_:)`` order and start with
+/// the root (empty path): a directory for a bundle or an archive, a file or
+/// symbolic link for a flat one.
+public struct Manifest: Sendable {
+    /// What a manifest was made from.
+    public struct Source: Sendable, Hashable {
+        public enum Kind: String, Sendable, Hashable {
+            /// A directory on disk.
+            case bundle
+            /// A file that is not an archive or a manifest (or a symbolic link).
+            case file
+            case archive
+            /// A `FileWrapper` in memory.
+            case fileWrapper = "filewrapper"
+        }
+
+        public var kind: Kind
+        /// The path or name as the user gave it.
+        public var name: String
+        /// An archive's format as libarchive names it (`ZIP 2.0 (deflation)`).
+        public var format: String?
+
+        public init(kind: Kind, name: String, format: String? = nil) {
+            self.kind = kind
+            self.name = name
+            self.format = format
+        }
+    }
+
+    /// The entries, sorted, root first.
+    public let entries: [ManifestEntry]
+    public let source: Source
+    /// The granularity, in nanoseconds, of the modification times this
+    /// source keeps, judged from the times themselves: 1 when any has a
+    /// fraction of a second, else 1 s, or 2 s for a zip whose times are all
+    /// even (DOS times). Comparisons round times to the coarser of two manifests.
+    public let timeResolution: Int64
+    private let indexByPath: [[UInt8]: Int]
+
+    /// A manifest of `entries`, sorted and checked as ``ManifestBuilder`` does.
+    init(sortedEntries entries: [ManifestEntry], source: Source, timeResolution: Int64) {
+        self.entries = entries
+        self.source = source
+        self.timeResolution = timeResolution
+        var index: [[UInt8]: Int] = [:]
+        index.reserveCapacity(entries.count)
+        for (position, entry) in entries.enumerated() {
+            index[entry.path] = position
+        }
+        indexByPath = index
+    }
+
+    /// The root entry.
+    public var root: ManifestEntry { entries[0] }
+
+    /// The root's tree digest; `nil` when the files were not hashed.
+    public var treeDigest: SHA256Digest? { root.treeDigest }
+
+    /// The root's metadata digest.
+    public var metadataDigest: SHA256Digest { root.metadataDigest! }
+
+    /// `fwk-tree-v1:` and the tree digest in hexadecimal, as `wrapinspect digest` prints it.
+    public var treeDigestText: String? {
+        treeDigest.map { TreeDigest.treePrefix + $0.hex }
+    }
+
+    /// `fwk-meta-v1:` and the metadata digest in hexadecimal.
+    public var metadataDigestText: String {
+        TreeDigest.metadataPrefix + metadataDigest.hex
+    }
+
+    /// Whether every file's contents were hashed.
+    public var hasContentDigests: Bool {
+        root.treeDigest != nil
+    }
+
+    /// The entry at `path`, if there is one.
+    public func entry(at path: [UInt8]) -> ManifestEntry? {
+        indexByPath[path].map { entries[$0] }
+    }
+
+    /// The position of `path` in ``entries``.
+    public func index(of path: [UInt8]) -> Int? {
+        indexByPath[path]
+    }
+
+    /// The position just past the subtree that starts at `index`.
+    public func endOfSubtree(at index: Int) -> Int {
+        let path = entries[index].path
+        var end = index + 1
+        while end < entries.count, ManifestPath.isWithin(entries[end].path, path) {
+            end += 1
+        }
+        return end
+    }
+}

@@ -1,0 +1,138 @@
+/// One entry of a ``Manifest``: what a tree holds at one path.
+///
+/// Fields a source does not record are `nil`: an archive may have no
+/// owner or no modification time, a listing made without hashing has no
+/// digests. A comparison never treats an unknown field as a change.
+public struct ManifestEntry: Sendable, Hashable {
+    /// What an entry is.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case file, directory, symlink
+        /// Another name for an earlier file of an archive (``linkTarget``
+        /// is its path); it counts as a file for the digest and for diff.
+        case hardLink = "hardlink"
+        /// A device node, FIFO or socket.
+        case other
+    }
+
+    /// The path below the tree's root, components separated by `/`, as
+    /// bytes: Linux names need not be UTF-8. Empty for the root itself.
+    public var path: [UInt8]
+    public var kind: Kind
+    /// A file's size in bytes.
+    public var size: Int64?
+    /// Permission bits, with set-user-ID, set-group-ID and sticky (`0o7777`).
+    public var permissions: UInt16?
+    public var modified: FileTimestamp?
+    public var owner: FileOwner?
+    /// A symbolic link's target, or the path a hard link names.
+    public var linkTarget: [UInt8]?
+    /// SHA-256 of a file's contents (of the file a hard link names).
+    public var contentDigest: SHA256Digest?
+    /// `user.*` extended attributes by name.
+    public var extendedAttributes: [String: [UInt8]]?
+    /// A directory's tree digest (``TreeDigest``), set when the manifest is made.
+    public internal(set) var treeDigest: SHA256Digest?
+    /// The digest of the metadata of this entry and everything below it,
+    /// set when the manifest is made.
+    public internal(set) var metadataDigest: SHA256Digest?
+
+    public init(
+        path: [UInt8], kind: Kind, size: Int64? = nil, permissions: UInt16? = nil, modified: FileTimestamp? = nil,
+        owner: FileOwner? = nil, linkTarget: [UInt8]? = nil, contentDigest: SHA256Digest? = nil,
+        extendedAttributes: [String: [UInt8]]? = nil
+    ) {
+        self.path = path
+        self.kind = kind
+        self.size = size
+        self.permissions = permissions
+        self.modified = modified
+        self.owner = owner
+        self.linkTarget = linkTarget
+        self.contentDigest = contentDigest
+        self.extendedAttributes = extendedAttributes
+    }
+
+    /// The path as a `String`, or `nil` when its bytes are not UTF-8.
+    public var pathString: String? {
+        String(validating: path, as: UTF8.self)
+    }
+
+    /// The path for people: `.` for the root; bytes that are not UTF-8,
+    /// control characters and backslashes escaped (`\xFF`, `\u{A}`, `\\`),
+    /// so that two paths never print alike.
+    public var displayPath: String {
+        path.isEmpty ? "." : PathDisplay.text(path)
+    }
+
+    /// The last component of the path (empty for the root).
+    public var name: ArraySlice<UInt8> {
+        guard let slash = path.lastIndex(of: ManifestPath.separator) else { return path[...] }
+        return path[(slash + 1)...]
+    }
+
+    /// Whether the owner's execute bit is set: the one permission bit the
+    /// tree digest covers.
+    public var isExecutable: Bool {
+        (permissions ?? 0) & 0o100 != 0
+    }
+
+    /// File, directory, symlink or other, with a hard link counted as the file it names.
+    public var contentKind: Kind {
+        kind == .hardLink ? .file : kind
+    }
+}
+
+/// Paths of manifest entries: their order, parents and checks.
+public enum ManifestPath {
+    static let separator = UInt8(ascii: "/")
+
+    /// The manifest order: component by component, each compared by bytes;
+    /// the same as comparing the paths' bytes with `/` taken as lower than
+    /// any other byte. A directory comes right before everything below it,
+    /// so each subtree is one run of entries.
+    public static func precedes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        let count = min(lhs.count, rhs.count)
+        var index = 0
+        while index < count {
+            let left = lhs[index], right = rhs[index]
+            if left != right {
+                if left == separator { return true }
+                if right == separator { return false }
+                return left < right
+            }
+            index += 1
+        }
+        return lhs.count < rhs.count
+    }
+
+    /// The parent's path (empty for a top-level entry); `nil` for the root.
+    public static func parent(of path: [UInt8]) -> [UInt8]? {
+        guard !path.isEmpty else { return nil }
+        guard let slash = path.lastIndex(of: separator) else { return [] }
+        return Array(path[..<slash])
+    }
+
+    /// Whether `path` is `ancestor` or lies below it.
+    public static func isWithin(_ path: [UInt8], _ ancestor: [UInt8]) -> Bool {
+        if ancestor.isEmpty { return true }
+        return path.count >= ancestor.count && path.starts(with: ancestor)
+            && (path.count == ancestor.count || path[ancestor.count] == separator)
+    }
+
+    /// `path` made relative and clean, as an archive may store it: `./`
+    /// prefixes, empty and `.` components and a trailing `/` dropped; the
+    /// root is empty. `nil` for an absolute path or one with a `..` component,
+    /// which would leave the tree.
+    public static func normalized(_ path: [UInt8]) -> [UInt8]? {
+        guard path.first != separator else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(path.count)
+        for component in path.split(separator: separator, omittingEmptySubsequences: true) {
+            if component.elementsEqual([UInt8(ascii: ".")]) { continue }
+            if component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) { return nil }
+            if !result.isEmpty { result.append(separator) }
+            result.append(contentsOf: component)
+        }
+        return result
+    }
+}

@@ -1,0 +1,116 @@
+import Crypto
+
+/// The digests of a tree, computed bottom up like a Merkle tree. The
+/// encoding is specified in `docs/tree-digest.md`; this is its one
+/// implementation.
+///
+/// The tree digest covers names, kinds, the owner's execute bit of files,
+/// symbolic link targets and file contents, nothing else, so one tree has
+/// the same digest as a bundle, a zip or a tar.zst. The metadata digest
+/// covers the rest: permission bits, modification times, owners and
+/// extended attributes, and the names that place them.
+public enum TreeDigest {
+    /// The prefix of a printed tree digest; the `1` is the encoding's version.
+    public static let treePrefix = "fwk-tree-v1:"
+    /// The prefix of a printed metadata digest.
+    public static let metadataPrefix = "fwk-meta-v1:"
+
+    /// A child of a directory, for the directory's digests.
+    struct Child {
+        var name: ArraySlice<UInt8>
+        var digest: SHA256Digest
+    }
+
+    /// The tree digest of one entry; `nil` for a file without a content digest.
+    static func node(_ entry: ManifestEntry, children: [Child]) -> SHA256Digest? {
+        var hasher = SHA256()
+        switch entry.contentKind {
+        case .file, .hardLink:
+            guard let content = entry.contentDigest else { return nil }
+            hasher.update(data: [UInt8(ascii: "f"), entry.isExecutable ? 1 : 0])
+            hasher.update(data: content.bytes)
+        case .symlink:
+            hasher.update(data: [UInt8(ascii: "l")])
+            hasher.update(data: entry.linkTarget ?? [])
+        case .other:
+            hasher.update(data: [UInt8(ascii: "o")])
+        case .directory:
+            hasher.update(data: [UInt8(ascii: "d")])
+            update(&hasher, children)
+        }
+        return SHA256Digest(hasher.finalize())
+    }
+
+    /// The metadata digest of one entry and, for a directory, its children's.
+    static func metadata(_ entry: ManifestEntry, children: [Child]) -> SHA256Digest {
+        var bytes: [UInt8] = [UInt8(ascii: "m"), kindCode(entry.kind)]
+        if let permissions = entry.permissions {
+            bytes.append(1)
+            append(UInt64(permissions), width: 2, to: &bytes)
+        } else {
+            bytes.append(0)
+        }
+        if let modified = entry.modified {
+            bytes.append(1)
+            append(UInt64(bitPattern: modified.seconds), width: 8, to: &bytes)
+            append(UInt64(modified.nanoseconds), width: 4, to: &bytes)
+        } else {
+            bytes.append(0)
+        }
+        if let owner = entry.owner {
+            bytes.append(1)
+            append(UInt64(owner.userID), width: 4, to: &bytes)
+            append(UInt64(owner.groupID), width: 4, to: &bytes)
+        } else {
+            bytes.append(0)
+        }
+        if let attributes = entry.extendedAttributes {
+            bytes.append(1)
+            append(UInt64(attributes.count), width: 4, to: &bytes)
+            for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                appendCounted(Array(name.utf8), to: &bytes)
+                appendCounted(value, to: &bytes)
+            }
+        } else {
+            bytes.append(0)
+        }
+        var hasher = SHA256()
+        hasher.update(data: bytes)
+        if entry.kind == .directory {
+            update(&hasher, children)
+        }
+        return SHA256Digest(hasher.finalize())
+    }
+
+    /// Each child as its name's length (4 bytes, big-endian), the name and its digest.
+    private static func update(_ hasher: inout SHA256, _ children: [Child]) {
+        var bytes: [UInt8] = []
+        for child in children {
+            appendCounted(Array(child.name), to: &bytes)
+            bytes.append(contentsOf: child.digest.bytes)
+        }
+        hasher.update(data: bytes)
+    }
+
+    private static func kindCode(_ kind: ManifestEntry.Kind) -> UInt8 {
+        switch kind {
+        case .file: UInt8(ascii: "f")
+        case .directory: UInt8(ascii: "d")
+        case .symlink: UInt8(ascii: "l")
+        case .hardLink: UInt8(ascii: "h")
+        case .other: UInt8(ascii: "o")
+        }
+    }
+
+    private static func appendCounted(_ value: [UInt8], to bytes: inout [UInt8]) {
+        append(UInt64(value.count), width: 4, to: &bytes)
+        bytes.append(contentsOf: value)
+    }
+
+    /// `value`'s low `width` bytes, most significant first.
+    private static func append(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
+        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+}
