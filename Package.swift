@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // libarchive from the system (Debian: libarchive-dev 3.6.2).
@@ -39,7 +40,11 @@ let package = Package(
         ),
         .target(
             name: "FileWrapperDocument",
-            dependencies: ["FileWrapperArchive"]
+            dependencies: [
+                "FileWrapperArchive",
+                // ObservableObject and @Published, which ReferenceFileDocument needs (Combine is Apple's only).
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ]
         ),
         .executableTarget(
             name: "wrapinspect",
@@ -72,6 +77,10 @@ let package = Package(
         .testTarget(
             name: "WrapInspectTests",
             dependencies: ["wrapinspect"]
+        ),
+        .testTarget(
+            name: "FileWrapperDocumentTests",
+            dependencies: ["FileWrapperDocument", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,68 @@
+/// The system types this module declares: the ones a document app meets,
+/// with Apple's identifiers, conformance, filename extensions and MIME types.
+enum SystemTypeDeclarations {
+    static let all: [UTTypeDeclaration] = [
+        // The two roots, and the physical hierarchy.
+        .init("public.item", [], "item"),
+        .init("public.content", [], "content"),
+        .init("public.composite-content", ["public.content"], "composite content"),
+        .init("public.data", ["public.item"], "data"),
+        .init("public.directory", ["public.item"], "directory"),
+        .init("public.folder", ["public.directory"], "folder"),
+        .init("public.volume", ["public.folder"], "volume"),
+        .init("com.apple.package", ["public.directory"], "package"),
+        .init("com.apple.bundle", ["public.directory"], "bundle"),
+        .init("public.symlink", ["public.item"], "symbolic link"),
+        .init("public.executable", ["public.item"], "executable"),
+        .init("public.unix-executable", ["public.data", "public.executable"], "Unix executable"),
+        .init("public.url", ["public.data"], "URL"),
+        .init("public.file-url", ["public.url"], "file URL"),
+
+        // Archives.
+        .init("public.archive", ["public.data"], "archive"),
+        .init("com.pkware.zip-archive", ["public.data", "public.archive"], "ZIP archive"),
+        .init("public.zip-archive", ["com.pkware.zip-archive"], extensions: ["zip"], mimeTypes: ["application/zip"], "ZIP archive"),
+        .init("org.gnu.gnu-zip-archive", ["public.data", "public.archive"], extensions: ["gz", "gzip"],
+              mimeTypes: ["application/gzip", "application/x-gzip"], "gzip archive"),
+        .init("public.tar-archive", ["public.data", "public.archive"], extensions: ["tar"], mimeTypes: ["application/x-tar"], "tar archive"),
+        .init("org.idpf.epub-container", ["public.zip-archive", "public.composite-content"], extensions: ["epub"],
+              mimeTypes: ["application/epub+zip"], "EPUB document"),
+
+        // Text.
+        .init("public.text", ["public.data", "public.content"], "text"),
+        .init("public.plain-text", ["public.text"], extensions: ["txt", "text"], mimeTypes: ["text/plain"], "plain text"),
+        .init("public.utf8-plain-text", ["public.plain-text"], "UTF-8 plain text"),
+        .init("public.utf16-plain-text", ["public.plain-text"], "UTF-16 plain text"),
+        .init("public.delimited-values-text", ["public.text"], "delimited text"),
+        .init("public.comma-separated-values-text", ["public.delimited-values-text"], extensions: ["csv"], mimeTypes: ["text/csv"], "CSV text"),
+        .init("public.tab-separated-values-text", ["public.delimited-values-text"], extensions: ["tsv"],
+              mimeTypes: ["text/tab-separated-values"], "tab-separated text"),
+        .init("public.rtf", ["public.text"], extensions: ["rtf"], mimeTypes: ["text/rtf"], "rich text"),
+        .init("public.html", ["public.text"], extensions: ["html", "htm"], mimeTypes: ["text/html"], "HTML text"),
+        .init("public.xml", ["public.text"], extensions: ["xml"], mimeTypes: ["application/xml", "text/xml"], "XML text"),
+        .init("public.json", ["public.text"], extensions: ["json"], mimeTypes: ["application/json"], "JSON"),
+        .init("public.yaml", ["public.text"], extensions: ["yaml", "yml"], mimeTypes: ["application/x-yaml"], "YAML"),
+        .init("net.daringfireball.markdown", ["public.plain-text"], extensions: ["md", "markdown"], mimeTypes: ["text/markdown"], "Markdown text"),
+        .init("public.source-code", ["public.plain-text"], "source code"),
+        .init("public.swift-source", ["public.source-code"], extensions: ["swift"], "Swift source"),
+        .init("com.apple.property-list", ["public.data"], extensions: ["plist"], "property list"),
+        .init("com.apple.xml-property-list", ["public.xml", "com.apple.property-list"], "XML property list"),
+        .init("com.apple.binary-property-list", ["com.apple.property-list"], "binary property list"),
+
+        // Images, PDF, audio and video.
+        .init("public.image", ["public.data", "public.content"], "image"),
+        .init("public.png", ["public.image"], extensions: ["png"], mimeTypes: ["image/png"], "PNG image"),
+        .init("public.jpeg", ["public.image"], extensions: ["jpeg", "jpg"], mimeTypes: ["image/jpeg"], "JPEG image"),
+        .init("com.compuserve.gif", ["public.image"], extensions: ["gif"], mimeTypes: ["image/gif"], "GIF image"),
+        .init("public.tiff", ["public.image"], extensions: ["tiff", "tif"], mimeTypes: ["image/tiff"], "TIFF image"),
+        .init("public.heic", ["public.image"], extensions: ["heic"], mimeTypes: ["image/heic"], "HEIC image"),
+        .init("org.webmproject.webp", ["public.image"], extensions: ["webp"], mimeTypes: ["image/webp"], "WebP image"),
+        .init("public.svg-image", ["public.image"], extensions: ["svg"], mimeTypes: ["image/svg+xml"], "SVG image"),
+        .init("com.adobe.pdf", ["public.data", "public.composite-content"], extensions: ["pdf"], mimeTypes: ["application/pdf"], "PDF document"),
+        .init("public.audiovisual-content", ["public.data", "public.content"], "audiovisual content"),
+        .init("public.audio", ["public.audiovisual-content"], "audio"),
+        .init("public.movie", ["public.audiovisual-content"], "movie"),
+        .init("public.mp3", ["public.audio"], extensions: ["mp3"], mimeTypes: ["audio/mpeg"], "MP3 audio"),
+        .init("public.mpeg-4", ["public.movie"], extensions: ["mp4"], mimeTypes: ["video/mp4"], "MPEG-4 movie"),
+    ]
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// A document's life without a user interface: what `DocumentGroup` and
+/// `UIDocument` give an app, for a server or a command-line tool.
+///
+/// One controller holds one document, a ``FileDocument`` value or a
+/// ``ReferenceFileDocument`` object, and its file:
+/// - new (``init(newDocument:contentType:)``, no file yet) or opened
+///   (``init(contentsOf:contentType:isEditable:)``): a directory bundle, a
+///   zip container or a flat file, chosen by the content type;
+/// - edited through ``update(_:)``, which counts changes;
+/// - saved in place, incrementally (``save(force:)``), saved as another file
+///   (``save(to:contentType:)``, the document moves), copied
+///   (``saveCopy(to:contentType:)``, it stays), autosaved when changed,
+///   reverted, renamed on disk and closed.
+///
+/// Every save is atomic: the new version is built beside the file and
+/// swapped in, so a failure or a crash at any instant leaves the previous
+/// version whole. A save over a file that another program changed since it
+/// was read or last saved is refused unless forced.
+///
+/// The controller is an actor: edits and the capture of what a save writes
+/// (a value's copy, a reference document's snapshot) take turns on it, so a
+/// snapshot never sees half an edit; reading, serializing and writing run
+/// off it, while edits go on. Operations that use the file (open, save,
+/// revert, rename, close) run one after another, in the order called.
+public actor DocumentController<Document: Sendable> {
+    /// The document as last edited.
+    public internal(set) var document: Document
+    /// The document's file; `nil` until a new document is first saved.
+    /// Follows save as and rename.
+    public internal(set) var fileURL: URL?
+    /// The type the document is saved as.
+    public internal(set) var contentType: UTType
+    /// `false` for a document opened for viewing only: it cannot be saved
+    /// in place, saved as or renamed (a copy can be saved).
+    public nonisolated let isEditable: Bool
+    /// How many edits were made since the controller was created; never decreases.
+    public internal(set) var changeCount = 0
+    /// Whether ``close()`` was called.
+    public internal(set) var isClosed = false
+
+    /// Whether edits were made since the document was last read or saved.
+    public var hasUnsavedChanges: Bool { changeCount != savedChangeCount }
+
+    let serialization: DocumentSerialization<Document>
+    /// ``changeCount`` as it was when the saved or read version was captured.
+    var savedChangeCount = 0
+    /// What the document was last read from or written as.
+    var revision: DiskRevision?
+    /// Whether an operation that uses the file is running, and who waits for it.
+    var isBusy = false
+    var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(document: Document, contentType: UTType, fileURL: URL?, revision: DiskRevision?, isEditable: Bool,
+         serialization: DocumentSerialization<Document>) {
+        self.document = document
+        self.contentType = contentType
+        self.fileURL = fileURL
+        self.revision = revision
+        self.isEditable = isEditable
+        self.serialization = serialization
+    }
+
+    /// Applies `edit` to the document and counts one change. A value
+    /// document is edited on a copy, so an edit that throws changes nothing.
+    /// Editing a closed document is a programmer error.
+    @discardableResult
+    public func update<Result: Sendable>(_ edit: (inout Document) throws -> Result) rethrows -> Result {
+        precondition(!isClosed, "a closed document was edited")
+        var edited = document
+        let result = try edit(&edited)
+        document = edited
+        changeCount += 1
+        return result
+    }
+}
+
+extension DocumentController where Document: FileDocument {
+    /// A new value document with no file yet, to be saved as `contentType`
+    /// (by default the first type the document writes).
+    public init(newDocument: Document, contentType: UTType? = nil) {
+        self.init(newDocument: newDocument, contentType: contentType, serialization: .fileDocument)
+    }
+
+    /// Opens the value document at `url`, as `contentType` or as the type
+    /// its filename extension names among the types the document reads.
+    public init(contentsOf url: URL, contentType: UTType? = nil, isEditable: Bool = true) async throws {
+        try await self.init(contentsOf: url, contentType: contentType, isEditable: isEditable, serialization: .fileDocument)
+    }
+}
+
+extension DocumentController where Document: ReferenceFileDocument {
+    /// A new reference document with no file yet, to be saved as
+    /// `contentType` (by default the first type the document writes).
+    public init(newDocument: Document, contentType: UTType? = nil) {
+        self.init(newDocument: newDocument, contentType: contentType, serialization: .referenceDocument)
+    }
+
+    /// Opens the reference document at `url`, as `contentType` or as the
+    /// type its filename extension names among the types the document reads.
+    public init(contentsOf url: URL, contentType: UTType? = nil, isEditable: Bool = true) async throws {
+        try await self.init(contentsOf: url, contentType: contentType, isEditable: isEditable, serialization: .referenceDocument)
+    }
+}
+
+extension DocumentController {
+    init(newDocument: Document, contentType: UTType?, serialization: DocumentSerialization<Document>) {
+        guard let type = contentType ?? serialization.writableContentTypes.first else {
+            preconditionFailure("\(Document.self) writes no content type")
+        }
+        self.init(document: newDocument, contentType: type, fileURL: nil, revision: nil, isEditable: true, serialization: serialization)
+    }
+
+    init(contentsOf url: URL, contentType: UTType?, isEditable: Bool, serialization: DocumentSerialization<Document>) async throws {
+        let url = url.standardizedFileURL
+        let type = try serialization.contentType(of: url, given: contentType)
+        let opened = try await DocumentDisk.open(url, as: type, with: serialization)
+        self.init(document: opened.document, contentType: type, fileURL: url, revision: opened.revision, isEditable: isEditable,
+                  serialization: serialization)
+    }
+}

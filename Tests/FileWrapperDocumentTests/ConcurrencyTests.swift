@@ -1,0 +1,81 @@
+import Dispatch
+import FileWrapperDocument
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// A reference document's snapshot is taken while edits wait; serializing
+/// and writing run off the controller, so edits go on during a save and
+/// stay unsaved changes; saves run one after another.
+@Suite struct ConcurrencyTests {
+    @Test func editsGoOnWhileASaveSerializes() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.appending("Gated.txt")
+        let document = GatedDocument(text: "before the save")
+        let controller = DocumentController(newDocument: document)
+
+        let save = Task { try await controller.save(to: url) }
+        await Task.detached { document.serializing.wait() }.value
+        // The save is serializing now. If it held the controller, this edit
+        // would wait for it, and the save would give up after 10 seconds.
+        await controller.update { $0.text = "edited during the save" }
+        document.release.signal()
+        try await save.value
+
+        #expect(try Disk.text(url) == "before the save", "the snapshot was taken before the edit")
+        #expect(await controller.hasUnsavedChanges, "the edit made during the save is not saved")
+        #expect(await controller.document.text == "edited during the save")
+        document.release.signal()
+        try await controller.save()
+        #expect(try Disk.text(url) == "edited during the save")
+    }
+
+    @Test func savesRunOneAfterAnotherInOrder() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.appending("Ordered.txt")
+        let controller = DocumentController(newDocument: TextDocument(text: "0"))
+        try await controller.save(to: url)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 1...20 {
+                await controller.update { $0.text = "\(index)" }
+                group.addTask { try await controller.save() }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try Disk.text(url) == "20")
+        #expect(await !controller.hasUnsavedChanges)
+        #expect(try Disk.names(in: directory.url) == ["Ordered.txt"])
+    }
+}
+
+/// A reference document whose serialization signals that it started and
+/// then waits to be released.
+final class GatedDocument: ReferenceFileDocument {
+    static var readableContentTypes: [UTType] { [.plainText] }
+
+    let serializing = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    private let storage: Mutex<String>
+
+    var text: String {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+
+    init(text: String) {
+        storage = Mutex(text)
+    }
+
+    init(configuration: ReadConfiguration) throws {
+        storage = Mutex(String(decoding: configuration.file.regularFileContents ?? Data(), as: UTF8.self))
+    }
+
+    func snapshot(contentType: UTType) throws -> String { text }
+
+    func fileWrapper(snapshot: String, configuration: WriteConfiguration) throws -> FileWrapper {
+        serializing.signal()
+        guard release.wait(timeout: .now() + 10) == .success else { throw CocoaError(.fileWriteUnknown) }
+        return FileWrapper(regularFileWithContents: Data(snapshot.utf8))
+    }
+}
