@@ -53,6 +53,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The example of the README: a notes app without a user interface.
+        .executableTarget(
+            name: "notes-example",
+            dependencies: [
+                "FileWrapperDocument",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Notes"
+        ),
         // A child process for the tests that kill an operation midway, run
         // it under another user or time zone, or bound its memory.
         .executableTarget(
@@ -77,6 +86,10 @@ let package = Package(
         .testTarget(
             name: "WrapInspectTests",
             dependencies: ["wrapinspect"]
+        ),
+        .testTarget(
+            name: "NotesExampleTests",
+            dependencies: ["notes-example", "TestSupport"]
         ),
         .testTarget(
             name: "FileWrapperDocumentTests",
