@@ -71,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WrapInspectTests",
-            dependencies: ["wrapinspect"]
+            dependencies: ["wrapinspect", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
