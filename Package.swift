@@ -85,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WrapInspectTests",
-            dependencies: ["wrapinspect"]
+            dependencies: ["wrapinspect", "TestSupport"]
         ),
         .testTarget(
             name: "NotesExampleTests",

@@ -1,38 +1,45 @@
 import FileWrapperDocument
 import Foundation
 
-/// The lines `dump` prints for a wrapper's tree: depth first, children
-/// sorted by the bytes of their names, with box-drawing lines (`├──`,
-/// `└──`, `│`). Walks with an explicit stack, so any depth is fine, and
-/// asks only for attributes, never for file contents.
+/// The lines `dump` prints for a manifest: its entries in manifest order
+/// (depth first, children sorted by the bytes of their names), drawn with
+/// box-drawing lines (`├──`, `└──`, `│`).
 struct TreeListing {
     /// One entry's line.
     struct Line {
-        /// Kind and permission bits, as `ls -l` shows them (`drwxr-xr-x`).
+        /// Kind and permission bits, as `ls -l` shows them (`drwxr-xr-x`);
+        /// `?` for what the source does not record.
         var mode: String
-        /// A regular file's size for people (`12.3 KiB`); empty for other kinds.
+        /// A file's size for people (`12.3 KiB`); empty for other kinds.
         var size: String
+        /// A file's SHA-256 or a directory's tree digest, in hexadecimal, with `--digests`.
+        var digest: String
         /// The tree drawing and the name, with `/` or `-> target`.
         var entry: String
         /// How many entries below this directory the depth limit leaves out.
         var hidden = 0
     }
 
-    /// Counts of the entries below the root, and the bytes of its regular files.
+    /// Counts of the entries below the root, and the bytes of its files.
     struct Totals {
         var directories: Int64 = 0
         var files: Int64 = 0
         var symlinks: Int64 = 0
+        var others: Int64 = 0
         var bytes: Int64 = 0
 
         /// `6 directories, 6 files, 2 symlinks, 314182 bytes (306.8 KiB)`.
         var summary: String {
-            var text = [
+            var parts = [
                 Format.count(directories, "directory", "directories"),
                 Format.count(files, "file", "files"),
                 Format.count(symlinks, "symlink", "symlinks"),
-                Format.count(bytes, "byte", "bytes"),
-            ].joined(separator: ", ")
+            ]
+            if others > 0 {
+                parts.append(Format.count(others, "other entry", "other entries"))
+            }
+            parts.append(Format.count(bytes, "byte", "bytes"))
+            var text = parts.joined(separator: ", ")
             if bytes >= 1024 {
                 text += " (\(Format.size(bytes)))"
             }
@@ -42,73 +49,66 @@ struct TreeListing {
 
     private(set) var lines: [Line] = []
     private(set) var totals = Totals()
+    private let showsDigests: Bool
 
-    /// An entry still to be listed.
-    private struct Pending {
-        let wrapper: FileWrapper
-        let name: String
-        let depth: Int
-        /// The drawing that precedes this entry's connector.
-        let prefix: String
-        let isLast: Bool
-        /// The line of the directory whose hidden count this entry adds to,
-        /// when the depth limit leaves it out.
-        let hiddenUnder: Int?
-    }
-
-    /// Lists `root`, shown as `rootName` (the path as the user gave it),
-    /// and the entries at most `maxDepth` levels below it.
-    init(_ root: FileWrapper, rootName: String, maxDepth: Int?) {
+    /// Lists `manifest`, its root shown as `rootName` (the path as the user
+    /// gave it), down to `maxDepth` levels below the root; with
+    /// `showsDigests`, each file's and directory's digest.
+    init(_ manifest: Manifest, rootName: String, maxDepth: Int?, showsDigests: Bool) {
+        self.showsDigests = showsDigests
         var shownRoot = rootName
         while shownRoot.count > 1, shownRoot.hasSuffix("/") {
             shownRoot.removeLast()
         }
-        lines.append(Self.line(for: root, entry: Format.name(shownRoot.utf8), addSlash: !shownRoot.hasSuffix("/")))
-        if !root.isDirectory {
+        let root = manifest.root
+        let rootSuffix = root.kind == .directory && !shownRoot.hasSuffix("/") ? "/" : ""
+        lines.append(line(for: root, entry: Format.name(shownRoot.utf8) + rootSuffix))
+        if root.kind != .directory {
             count(root)
             return
         }
 
-        var stack: [Pending] = []
-        func push(childrenOf directory: FileWrapper, depth: Int, prefix: String, hiddenUnder: Int?) {
-            let children = Self.sortedChildren(of: directory)
-            for (index, child) in children.enumerated().reversed() {
-                stack.append(Pending(
-                    wrapper: child.wrapper, name: child.name, depth: depth, prefix: prefix,
-                    isLast: index == children.count - 1, hiddenUnder: hiddenUnder))
-            }
-        }
-        push(childrenOf: root, depth: 1, prefix: "", hiddenUnder: maxDepth == 0 ? 0 : nil)
-
-        while let item = stack.popLast() {
-            count(item.wrapper)
-            if let hiddenUnder = item.hiddenUnder {
-                lines[hiddenUnder].hidden += 1
-                if item.wrapper.isDirectory {
-                    push(childrenOf: item.wrapper, depth: item.depth + 1, prefix: "", hiddenUnder: hiddenUnder)
-                }
+        let isLast = Self.lastChildren(of: manifest)
+        // Whether each ancestor of the current entry is its parent's last
+        // child, by depth, to draw the vertical lines.
+        var ancestorsAreLast: [Bool] = []
+        // The line of the directory at the depth limit that hidden entries count toward.
+        var hiddenUnder: (line: Int, path: [UInt8])?
+        for (index, entry) in manifest.entries.enumerated().dropFirst() {
+            count(entry)
+            let depth = entry.path.count { $0 == UInt8(ascii: "/") } + 1
+            if let limit = hiddenUnder, ManifestPath.isWithin(entry.path, limit.path) {
+                lines[limit.line].hidden += 1
                 continue
             }
-            let connector = item.isLast ? "└── " : "├── "
-            lines.append(Self.line(for: item.wrapper, entry: item.prefix + connector + Format.name(item.name.utf8), addSlash: true))
-            if item.wrapper.isDirectory {
-                let atLimit = maxDepth.map { item.depth >= $0 } ?? false
-                push(
-                    childrenOf: item.wrapper, depth: item.depth + 1,
-                    prefix: item.prefix + (item.isLast ? "    " : "│   "),
-                    hiddenUnder: atLimit ? lines.count - 1 : nil)
+            hiddenUnder = nil
+            if let maxDepth, depth > maxDepth {
+                // Only at depth 1 with --max-depth 0: the root counts them.
+                lines[0].hidden += 1
+                continue
+            }
+            ancestorsAreLast.removeLast(max(0, ancestorsAreLast.count - (depth - 1)))
+            let prefix = ancestorsAreLast.map { $0 ? "    " : "│   " }.joined()
+            let connector = isLast[index] ? "└── " : "├── "
+            lines.append(line(for: entry, entry: prefix + connector + Format.name(entry.name)))
+            ancestorsAreLast.append(isLast[index])
+            if entry.kind == .directory, let maxDepth, depth >= maxDepth {
+                hiddenUnder = (lines.count - 1, entry.path)
             }
         }
     }
 
     /// The lines as printed: mode, size right-aligned in a column (left out
-    /// when no file is shown), then the tree.
+    /// when no file is shown), the digest with `--digests`, then the tree.
     func renderedLines() -> [String] {
         let width = lines.map(\.size.count).max() ?? 0
         return lines.map { line in
             var text = line.mode + "  "
             if width > 0 {
                 text += String(repeating: " ", count: width - line.size.count) + line.size + "  "
+            }
+            if showsDigests {
+                text += line.digest.padding(toLength: 64, withPad: " ", startingAt: 0) + "  "
             }
             text += line.entry
             if line.hidden > 0 {
@@ -118,41 +118,56 @@ struct TreeListing {
         }
     }
 
-    /// Adds `wrapper` to the totals.
-    private mutating func count(_ wrapper: FileWrapper) {
-        if wrapper.isDirectory {
-            totals.directories += 1
-        } else if wrapper.isSymbolicLink {
-            totals.symlinks += 1
-        } else {
-            totals.files += 1
-            totals.bytes += Self.size(of: wrapper) ?? 0
+    /// For each entry, whether it is the last child of its directory.
+    private static func lastChildren(of manifest: Manifest) -> [Bool] {
+        var isLast = Array(repeating: false, count: manifest.entries.count)
+        var parentsWithLaterChild: Set<[UInt8]> = []
+        for (index, entry) in manifest.entries.enumerated().reversed() {
+            guard let parent = ManifestPath.parent(of: entry.path) else { continue }
+            isLast[index] = parentsWithLaterChild.insert(parent).inserted
         }
+        return isLast
     }
 
-    /// A directory's children, sorted by the UTF-8 bytes of their names.
-    private static func sortedChildren(of directory: FileWrapper) -> [(name: String, wrapper: FileWrapper)] {
-        (directory.fileWrappers ?? [:])
-            .map { (name: $0.key, wrapper: $0.value) }
-            .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    /// Adds `entry` to the totals.
+    private mutating func count(_ entry: ManifestEntry) {
+        switch entry.contentKind {
+        case .directory: totals.directories += 1
+        case .symlink: totals.symlinks += 1
+        case .other: totals.others += 1
+        case .file, .hardLink:
+            totals.files += 1
+            totals.bytes += entry.size ?? 0
+        }
     }
 
     /// The line for one entry; `entry` is the drawing and the name so far.
-    private static func line(for wrapper: FileWrapper, entry: String, addSlash: Bool) -> Line {
-        let permissions = (wrapper.fileAttributes[FileAttributeKey.posixPermissions.rawValue] as? NSNumber)?.uint16Value ?? 0
-        if wrapper.isDirectory {
-            return Line(mode: Format.mode(kind: "d", permissions: permissions), size: "", entry: entry + (addSlash ? "/" : ""))
+    private func line(for entry: ManifestEntry, entry text: String) -> Line {
+        let permissions = entry.permissions.map { Format.mode(kind: Self.kindLetter(entry.kind), permissions: $0) }
+            ?? String(Self.kindLetter(entry.kind)) + "?????????"
+        let digest = showsDigests ? (entry.contentDigest ?? entry.treeDigest)?.hex ?? "" : ""
+        switch entry.kind {
+        case .directory:
+            return Line(mode: permissions, size: "", digest: digest, entry: text + (entry.path.isEmpty ? "" : "/"))
+        case .symlink:
+            return Line(mode: permissions, size: "", digest: digest, entry: text + " -> " + Format.name(entry.linkTarget ?? []))
+        case .hardLink:
+            let size = entry.size.map(Format.size) ?? "?"
+            return Line(mode: permissions, size: size, digest: digest, entry: text + " => " + Format.name(entry.linkTarget ?? []))
+        case .file, .other:
+            let size = entry.kind == .file ? entry.size.map(Format.size) ?? "?" : ""
+            return Line(mode: permissions, size: size, digest: digest, entry: text)
         }
-        if wrapper.isSymbolicLink {
-            let target = Format.name(wrapper.symbolicLinkDestinationBytes ?? [])
-            return Line(mode: Format.mode(kind: "l", permissions: permissions), size: "", entry: entry + " -> " + target)
-        }
-        let size = self.size(of: wrapper).map(Format.size) ?? "?"
-        return Line(mode: Format.mode(kind: "-", permissions: permissions), size: size, entry: entry)
     }
 
-    /// A regular file's size from its attributes (known without reading it).
-    private static func size(of wrapper: FileWrapper) -> Int64? {
-        (wrapper.fileAttributes[FileAttributeKey.size.rawValue] as? NSNumber)?.int64Value
+    /// The letter `ls -l` shows for a kind; a hard link is a file, and `?`
+    /// stands for a device node, FIFO or socket.
+    private static func kindLetter(_ kind: ManifestEntry.Kind) -> Character {
+        switch kind {
+        case .directory: "d"
+        case .symlink: "l"
+        case .file, .hardLink: "-"
+        case .other: "?"
+        }
     }
 }

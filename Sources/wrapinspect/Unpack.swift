@@ -31,14 +31,7 @@ struct Unpack: ParsableCommand {
     @Flag(help: "Replace DESTINATION if it exists, once the unpack has succeeded.")
     var force = false
 
-    @Flag(help: "Also read ISO 9660, RAR, xar, Cabinet, LHA, ar, WARC and mtree, and let libarchive detect compression itself. libarchive 3.6.2 can hang or exhaust memory on hostile input in these: use it for trusted archives only.")
-    var allFormats = false
-
-    @Option(help: ArgumentHelp("At most this many entries (default 100000).", valueName: "n"))
-    var maxEntries: Int?
-
-    @Option(help: ArgumentHelp("At most this many bytes of contents written (default 4294967296, 4 GiB).", valueName: "bytes"))
-    var maxBytes: Int64?
+    @OptionGroup var input: InputOptions
 
     @Option(help: ArgumentHelp("At most this many bytes written per byte of archive, past the first 64 MiB (default 100).", valueName: "ratio"))
     var maxRatio: Double?
@@ -70,7 +63,7 @@ struct Unpack: ParsableCommand {
 
     func validate() throws {
         let values: [(String, Double?)] = [
-            ("--max-entries", maxEntries.map(Double.init)), ("--max-bytes", maxBytes.map(Double.init)), ("--max-ratio", maxRatio),
+            ("--max-ratio", maxRatio),
             ("--max-path-length", maxPathLength.map(Double.init)), ("--max-name-length", maxNameLength.map(Double.init)),
             ("--max-depth", maxDepth.map(Double.init)), ("--max-link-length", maxLinkLength.map(Double.init)),
         ]
@@ -80,15 +73,13 @@ struct Unpack: ParsableCommand {
     }
 
     func run() throws {
-        var limits = ArchiveReadLimits.unpacking
-        maxEntries.map { limits.maxEntries = $0 }
-        maxBytes.map { limits.maxBytes = $0 }
+        var limits = input.limits
         maxRatio.map { limits.maxRatio = $0 }
         maxPathLength.map { limits.maxPathLength = $0 }
         maxNameLength.map { limits.maxNameLength = $0 }
         maxDepth.map { limits.maxDepth = $0 }
         maxLinkLength.map { limits.maxLinkLength = $0 }
-        let options = ArchiveUnpackOptions(formats: allFormats ? .all : .standard, limits: limits, replacesExisting: force)
+        let options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
         let summary = try ArchiveUnpacker.unpack(
             archiveAt: URL(fileURLWithPath: archive), to: URL(fileURLWithPath: destination), options: options)
         print("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")

@@ -5,13 +5,14 @@ import Foundation
 /// The `wrapinspect` command line: a root that dispatches to one
 /// subcommand per file (`Dump.swift`, ...).
 ///
-/// Exit status: 0 success, 2 trouble (an error, refused input or bad usage).
+/// Exit status: 0 success or the same, 1 different (`diff`, `verify`),
+/// 2 trouble (an error, refused input or bad usage).
 @main
 struct WrapInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wrapinspect",
         abstract: "Inspect, pack and unpack document packages: bundles, flat files and archives.",
-        subcommands: [Dump.self, Pack.self, Unpack.self]
+        subcommands: [Dump.self, Snapshot.self, Digest.self, Diff.self, Verify.self, Cat.self, Pack.self, Unpack.self]
     )
 
     /// The exit status for errors and for bad usage.

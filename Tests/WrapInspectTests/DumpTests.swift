@@ -59,6 +59,16 @@ struct DumpTests {
         #expect(!result.stdoutBytes.containsSubsequence(Array("Caf\u{E9}".utf8)))
     }
 
+    @Test func aNameThatIsNotUTF8IsShownEscaped() throws {
+        let journal = try SampleJournal()
+        try journal.createFile(named: Array("Bad".utf8) + [0xFF] + Array(".md".utf8), in: "Entries")
+        let result = try WrapInspectProcess.run(["dump", "Travel.journal"], in: journal.directory)
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        // The byte is shown escaped; a real backslash would print as `\\`.
+        #expect(result.stdoutLines.contains(#"-rw-r--r--        0 B  │   └── Bad\xFF.md"#))
+    }
+
     @Test func entriesAreSortedByNameBytes() throws {
         let journal = try SampleJournal()
         // In String order "e\u{301}" (é) would follow "f"; its bytes (65 CC 81) come before.

@@ -204,6 +204,9 @@ extension ArchiveReadFormats {
             return LeftOut(name: filter.name, option: "libarchiveFilterDetection")
         }
         for registration in Self.registrations where !contains(registration.format) {
+            // libarchive's mtree bidder also takes plain text whose lines
+            // look like paths; only the signature makes a file an mtree.
+            if registration.format == .mtree, !source.head.starts(with: Array("#mtree".utf8)) { continue }
             guard let input = source.rewound(), let probe = archive_read_new() else { return nil }
             // The input lives until libarchive, which calls back into it, is freed.
             let recognised = withExtendedLifetime(input) {

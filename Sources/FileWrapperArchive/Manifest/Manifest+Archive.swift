@@ -6,13 +6,13 @@ extension Manifest {
     /// nothing is extracted, and with `hashingContents` each file is hashed
     /// as its bytes are decoded. A hard link takes the size and digest of
     /// the file it names. Limits default to those of unpacking (4 GiB of
-    /// contents, 100,000 entries).
+    /// contents, 100,000 entries). `progress` counts entries and bytes read.
     public init(
         archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking,
-        hashingContents: Bool = true
+        hashingContents: Bool = true, progress: ManifestProgress? = nil
     ) throws {
         let handle = try ArchiveReadHandle.reading(url, formats: formats)
-        self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents).read()
+        self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: progress).read()
     }
 
     /// The manifest of the archive `data`; `name` stands for it in errors.
@@ -22,7 +22,7 @@ extension Manifest {
     ) throws {
         let handle = try ArchiveReadHandle(name: name, formats: formats)
         try handle.open(data: data)
-        self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents).read()
+        self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: nil).read()
     }
 }
 
@@ -31,6 +31,7 @@ private struct ArchiveManifestReader {
     let handle: ArchiveReadHandle
     let limits: ArchiveReadLimits
     let hashingContents: Bool
+    let progress: ManifestProgress?
 
     func read() throws -> Manifest {
         var entries: [ManifestEntry] = []
@@ -38,7 +39,7 @@ private struct ArchiveManifestReader {
         var files: [[UInt8]: Int] = [:]
         try ArchiveEntries.forEach(in: handle, limits: limits, checkingContents: true) { archived, contents in
             var entry = ManifestEntry(
-                path: archived.pathBytes, kind: Self.kind(archived.kind), size: archived.size,
+                path: archived.pathBytes, kind: Self.kind(archived.kind), size: archived.kind == .regularFile ? archived.size : nil,
                 permissions: archived.permissions, modified: archived.modified, owner: archived.owner)
             switch archived.kind {
             case .symbolicLink:
@@ -59,6 +60,7 @@ private struct ArchiveManifestReader {
                     try contents.forEachBlock { block in
                         hasher.update(block)
                         size += Int64(block.count)
+                        progress?.count(bytes: Int64(block.count))
                     }
                     entry.contentDigest = hasher.finalize()
                     entry.size = size
@@ -70,6 +72,7 @@ private struct ArchiveManifestReader {
                 break
             }
             entries.append(entry)
+            progress?.count(entries: 1)
         }
         var builder = ManifestBuilder(source: Manifest.Source(kind: .archive, name: handle.name, format: handle.formatName))
         for entry in entries {

@@ -17,7 +17,7 @@ enum ContentHashing {
 
     /// The digests of `jobs`, in order. Throws the first failure, for
     /// example a file that changed after the walk saw it.
-    static func hash(_ jobs: [Job]) throws(FileWrapperError) -> [SHA256Digest] {
+    static func hash(_ jobs: [Job], progress: ManifestProgress?) throws(FileWrapperError) -> [SHA256Digest] {
         guard !jobs.isEmpty else { return [] }
         let results = Results(count: jobs.count)
         let next = Atomic<Int>(0)
@@ -29,7 +29,7 @@ enum ContentHashing {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < jobs.count else { return }
                 do throws(FileWrapperError) {
-                    results.store(try hash(jobs[index], buffer: buffer), at: index)
+                    results.store(try hash(jobs[index], buffer: buffer, progress: progress), at: index)
                 } catch {
                     results.fail(error)
                 }
@@ -39,7 +39,9 @@ enum ContentHashing {
     }
 
     /// Reads and hashes one file, checking it is still the file the walk saw.
-    private static func hash(_ job: Job, buffer: UnsafeMutableRawBufferPointer) throws(FileWrapperError) -> SHA256Digest {
+    private static func hash(
+        _ job: Job, buffer: UnsafeMutableRawBufferPointer, progress: ManifestProgress?
+    ) throws(FileWrapperError) -> SHA256Digest {
         let path = { PathDisplay.text(job.path) }
         let fd = try Syscall.open(bytes: job.path, in: AT_FDCWD, flags: O_RDONLY | O_NOFOLLOW, path: path)
         defer { Syscall.close(fd) }
@@ -54,6 +56,7 @@ enum ContentHashing {
             guard count > 0 else { break }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             total += Int64(count)
+            progress?.count(bytes: Int64(count))
         }
         guard total == job.identity.size else {
             throw FileWrapperError(.changedOnDisk, path: path(), detail: "the file changed size while it was read")

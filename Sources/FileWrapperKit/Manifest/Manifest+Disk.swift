@@ -5,9 +5,10 @@ extension Manifest {
     /// The manifest of the file, symbolic link or directory tree at `url`
     /// (a final symbolic link is not followed). Names are read as bytes,
     /// so any name Linux allows is kept. With `hashingContents`, every
-    /// regular file is read and hashed, on all cores.
-    public init(contentsOf url: URL, hashingContents: Bool = true) throws {
-        self = try DiskManifestReader(root: url.path, hashingContents: hashingContents).read()
+    /// regular file is read and hashed, on all cores; `progress` counts
+    /// the entries found and the bytes hashed.
+    public init(contentsOf url: URL, hashingContents: Bool = true, progress: ManifestProgress? = nil) throws {
+        self = try DiskManifestReader(root: url.path, name: url.relativePath, hashingContents: hashingContents, progress: progress).read()
     }
 }
 
@@ -15,7 +16,10 @@ extension Manifest {
 /// into a ``ManifestBuilder``; then hashes the files it found.
 struct DiskManifestReader {
     let root: String
+    /// The root as the caller gave it, for ``Manifest/source``.
+    let name: String
     let hashingContents: Bool
+    let progress: ManifestProgress?
 
     /// A regular file found by the walk, to hash.
     private struct PendingFile {
@@ -51,12 +55,12 @@ struct DiskManifestReader {
         if hashingContents {
             let digests = try ContentHashing.hash(files.map { file in
                 ContentHashing.Job(path: fullPath(file.path), identity: file.identity)
-            })
+            }, progress: progress)
             for (file, digest) in zip(files, digests) {
                 entries[file.entryIndex].contentDigest = digest
             }
         }
-        var builder = ManifestBuilder(source: Manifest.Source(kind: info.st_mode & S_IFMT == S_IFDIR ? .bundle : .file, name: root))
+        var builder = ManifestBuilder(source: Manifest.Source(kind: info.st_mode & S_IFMT == S_IFDIR ? .bundle : .file, name: name))
         for entry in entries {
             try builder.add(entry)
         }
@@ -93,6 +97,7 @@ struct DiskManifestReader {
         _ cursor: DirectoryCursor, path directoryPath: [UInt8], into entries: inout [ManifestEntry], files: inout [PendingFile]
     ) throws -> [[UInt8]] {
         let fd = cursor.current
+        let countBefore = entries.count
         var subdirectories: [[UInt8]] = []
         for name in try Syscall.names(inDirectory: fd, path: { cursor.path() }) {
             let info = try Syscall.status(ofBytes: name, in: fd, path: { cursor.path(bytes: name) })
@@ -112,6 +117,7 @@ struct DiskManifestReader {
             }
             entries.append(entry)
         }
+        progress?.count(entries: entries.count - countBefore)
         return subdirectories
     }
 

@@ -37,8 +37,9 @@ public struct Manifest: Sendable {
     public let entries: [ManifestEntry]
     public let source: Source
     /// The granularity, in nanoseconds, of the modification times this
-    /// source keeps, judged from the times themselves: 1 when any has a
-    /// fraction of a second, else 1 s, or 2 s for a zip whose times are all
+    /// source keeps, judged from the times themselves: the largest power of
+    /// ten (1 ns to 1 s) that divides every time's nanoseconds (7z keeps
+    /// 100 ns, zip and GNU tar 1 s), or 2 s for a zip whose times are all
     /// even (DOS times). Comparisons round times to the coarser of two manifests.
     public let timeResolution: Int64
     private let indexByPath: [[UInt8]: Int]

@@ -123,10 +123,13 @@ public struct ManifestBuilder {
     /// See ``Manifest/timeResolution``.
     private func timeResolution(of entries: [ManifestEntry]) -> Int64 {
         let times = entries.compactMap(\.modified)
-        guard !times.contains(where: { $0.nanoseconds != 0 }) else { return 1 }
-        if evenSecondsMeanDOSTimes, !times.isEmpty, times.allSatisfy({ $0.seconds % 2 == 0 }) {
+        var resolution: Int64 = 1_000_000_000
+        while resolution > 1, !times.allSatisfy({ Int64($0.nanoseconds) % resolution == 0 }) {
+            resolution /= 10
+        }
+        if resolution == 1_000_000_000, evenSecondsMeanDOSTimes, !times.isEmpty, times.allSatisfy({ $0.seconds % 2 == 0 }) {
             return 2_000_000_000
         }
-        return 1_000_000_000
+        return resolution
     }
 }

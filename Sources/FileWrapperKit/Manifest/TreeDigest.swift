@@ -64,7 +64,9 @@ public enum TreeDigest {
         } else {
             bytes.append(0)
         }
-        if let attributes = entry.extendedAttributes {
+        // No attributes and unknown ones encode alike, so that a form that
+        // cannot hold them (an archive, an mtree) agrees with a bundle without.
+        if let attributes = entry.extendedAttributes, !attributes.isEmpty {
             bytes.append(1)
             append(UInt64(attributes.count), width: 4, to: &bytes)
             for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {

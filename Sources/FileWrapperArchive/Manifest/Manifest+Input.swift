@@ -1,0 +1,106 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// How ``Manifest/init(reading:options:)`` reads its input.
+public struct ManifestReadOptions: Sendable {
+    /// Whether to hash every file's contents (needed for digests and diff).
+    public var hashingContents: Bool
+    /// The archive formats read; others are refused by name. An mtree
+    /// file is always read as a manifest, never by libarchive's mtree
+    /// reader (which would open the files it names).
+    public var formats: ArchiveReadFormats
+    /// Limits on an archive's entries and contents.
+    public var limits: ArchiveReadLimits
+    /// Counts entries and bytes as they are read, for a progress display.
+    public var progress: ManifestProgress?
+
+    public init(
+        hashingContents: Bool = true, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking,
+        progress: ManifestProgress? = nil
+    ) {
+        self.hashingContents = hashingContents
+        self.formats = formats
+        self.limits = limits
+        self.progress = progress
+    }
+
+    /// ``formats`` without libarchive's mtree reader.
+    var archiveFormats: ArchiveReadFormats { formats.subtracting(.mtree) }
+}
+
+extension Manifest {
+    /// What a path holds, judged from the file system and the bytes, not the name.
+    public enum InputKind: Sendable, Hashable {
+        /// A directory.
+        case bundle
+        /// A manifest file that `wrapinspect snapshot` wrote.
+        case manifest(ManifestFileFormat)
+        /// An archive in a format libarchive reads.
+        case archive
+        /// Anything else: a regular file (an empty one too) or a symbolic link.
+        case file
+    }
+
+    /// The manifest of whatever is at `url`: a bundle (directory), a
+    /// manifest file, an archive, or a flat file (or symbolic link, not
+    /// followed), told apart by ``inputKind(of:options:)``.
+    public init(reading url: URL, options: ManifestReadOptions = ManifestReadOptions()) throws {
+        switch try Self.inputKind(of: url, options: options) {
+        case .bundle, .file:
+            self = try Manifest(contentsOf: url, hashingContents: options.hashingContents, progress: options.progress)
+        case .manifest:
+            let data = try Self.contents(of: url)
+            self = try Manifest(decoding: data, name: url.relativePath)
+        case .archive:
+            self = try Manifest(
+                archiveAt: url, formats: options.archiveFormats, limits: options.limits,
+                hashingContents: options.hashingContents, progress: options.progress)
+        }
+    }
+
+    /// What `url` holds: a directory is a bundle; a regular file is a
+    /// manifest when it begins as ours do, an archive when one of the
+    /// formats read recognises it, and else a flat file. An empty file is
+    /// flat (libarchive would take it for an empty archive). Throws when
+    /// the path cannot be read, and for an archive in a format left out
+    /// of `options.formats`.
+    public static func inputKind(of url: URL, options: ManifestReadOptions = ManifestReadOptions()) throws -> InputKind {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else {
+            throw ManifestError(file: url.relativePath, message: "cannot read: \(String(cString: strerror(errno)))")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            return .bundle
+        case S_IFREG where info.st_size > 0:
+            break
+        default:
+            return .file
+        }
+        if let format = ManifestFileFormat.detect(try head(of: url)) {
+            return .manifest(format)
+        }
+        do {
+            _ = try ArchiveReadHandle.reading(url, formats: options.archiveFormats)
+            return .archive
+        } catch let error as ArchiveError where error.code == .unrecognizedFormat {
+            return .file
+        }
+    }
+
+    /// The first bytes of the file at `url`, enough to recognise a manifest.
+    private static func head(of url: URL) throws -> [UInt8] {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        return Array(try handle.read(upToCount: 256) ?? Data())
+    }
+
+    private static func contents(of url: URL) throws -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw ManifestError(file: url.relativePath, message: "cannot read: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// The bytes of one file inside a tree, whatever holds the tree: a bundle,
+/// an archive (streamed, never extracted), or a flat file (whose only
+/// member is `.`). What `wrapinspect cat` prints.
+public enum MemberContents {
+    /// Calls `body` with each block of the contents of the file at
+    /// `member`, a path below the root of whatever is at `url`. Throws,
+    /// naming the input and the member, when there is no such member, when
+    /// it is not a file, when a path component is a symbolic link (which
+    /// is never followed), and for a manifest, which holds no contents.
+    public static func forEachBlock(
+        ofMember member: String, in url: URL, options: ManifestReadOptions = ManifestReadOptions(),
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let name = url.relativePath
+        guard let path = ManifestPath.normalized(Array(member.utf8)) else {
+            throw ManifestError(file: name, entry: member, message: "the member's path leaves the tree")
+        }
+        switch try Manifest.inputKind(of: url, options: options) {
+        case .manifest:
+            throw ManifestError(file: name, entry: member, message: "a manifest lists contents by digest and holds none")
+        case .file:
+            guard path.isEmpty else {
+                throw ManifestError(file: name, entry: member, message: "the input is a single file, whose only member is \".\"")
+            }
+            try readBundleMember([], of: url.path, name: name, member: member, body)
+        case .bundle:
+            try readBundleMember(path, of: url.path, name: name, member: member, body)
+        case .archive:
+            try readArchiveMember(path, of: url, options: options, member: member, body)
+        }
+    }
+
+    /// Opens each component below `root` without following symbolic links.
+    private static func readBundleMember(
+        _ path: [UInt8], of root: String, name: String, member: String, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let components = path.split(separator: UInt8(ascii: "/")).map(Array.init)
+        var fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_NOFOLLOW | (components.isEmpty ? 0 : O_DIRECTORY), path: { name })
+        defer { Syscall.close(fd) }
+        for (index, component) in components.enumerated() {
+            let info = try Syscall.status(ofBytes: component, in: fd, path: { name + "/" + member })
+            let isLast = index == components.count - 1
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR where !isLast:
+                break
+            case S_IFREG where isLast:
+                break
+            case S_IFLNK:
+                let target = try Syscall.symbolicLinkTarget(ofBytes: component, in: fd, path: { name + "/" + member })
+                throw ManifestError(file: name, entry: member, message: "\"\(PathDisplay.text(component))\" is a symbolic link (to \"\(PathDisplay.text(target))\"), which is not followed")
+            case S_IFDIR:
+                throw ManifestError(file: name, entry: member, message: "the member is a directory")
+            default:
+                throw ManifestError(file: name, entry: member, message: isLast ? "the member is not a regular file" : "\"\(PathDisplay.text(component))\" is not a directory")
+            }
+            let next = try Syscall.open(bytes: component, in: fd, flags: O_RDONLY | O_NOFOLLOW | (isLast ? 0 : O_DIRECTORY), path: { name + "/" + member })
+            Syscall.close(fd)
+            fd = next
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try Syscall.read(fd, into: buffer, path: { name + "/" + member })
+            guard count > 0 else { return }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// Streams the archive to the member; a hard link is followed to the
+    /// earlier file it names, which takes a second pass.
+    private static func readArchiveMember(
+        _ path: [UInt8], of url: URL, options: ManifestReadOptions, member: String,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        var wanted = path
+        for _ in 0..<2 {
+            var found: ArchiveEntry?
+            try ArchiveEntries.forEach(in: url, formats: options.archiveFormats, limits: options.limits, checkingContents: false) { entry, contents in
+                guard found == nil, ManifestPath.normalized(entry.pathBytes) == wanted else { return }
+                found = entry
+                if entry.kind == .regularFile {
+                    try contents.forEachBlock(body)
+                }
+            }
+            guard let entry = found else {
+                throw ManifestError(file: url.relativePath, entry: member, message: "the archive has no such member")
+            }
+            switch entry.kind {
+            case .regularFile:
+                return
+            case .hardLink:
+                guard let target = entry.hardLinkTarget.flatMap(ManifestPath.normalized), target != wanted else { break }
+                wanted = target
+                continue
+            case .directory:
+                throw ManifestError(file: url.relativePath, entry: member, message: "the member is a directory")
+            case .symbolicLink:
+                throw ManifestError(file: url.relativePath, entry: member,
+                                    message: "the member is a symbolic link (to \"\(PathDisplay.text(entry.symbolicLinkTarget ?? []))\"), which is not followed")
+            default:
+                break
+            }
+            throw ManifestError(file: url.relativePath, entry: member, message: "the member is not a regular file")
+        }
+        throw ManifestError(file: url.relativePath, entry: member, message: "the hard link names an entry that is not an earlier file")
+    }
+}

@@ -1,0 +1,139 @@
+import FileWrapperKit
+import Foundation
+
+/// Round trips of a tree: read into a `FileWrapper`, written as a bundle
+/// and as each archive format, read back, and compared with the original
+/// under what each form can keep. What `wrapinspect verify` runs.
+public enum RoundTrip {
+    /// Where a tree goes and comes back from.
+    public enum Form: Sendable, Hashable, CustomStringConvertible {
+        /// Written with `FileWrapper.write(to:)` and read from disk.
+        case bundle
+        /// Written with ``ArchiveWriter`` and read back as it streams.
+        case archive(ArchiveFormat)
+
+        /// `bundle`, or the format's usual ending (`zip`, `tar.zst`), or
+        /// its container name where the ending is shared (`ustar`).
+        public var description: String {
+            guard case .archive(let format) = self else { return "bundle" }
+            switch format.container {
+            case .ustar, .gnutar: return format.description.replacingOccurrences(of: "+", with: ".")
+            default: return format.fileExtension
+            }
+        }
+
+        /// The modification-time granularity the form keeps, in nanoseconds.
+        var timeResolution: Int64 {
+            guard case .archive(let format) = self else { return 1 }
+            switch format.container {
+            case .pax: return 1
+            case .sevenZip: return 100
+            case .zip, .ustar, .gnutar, .cpio: return 1_000_000_000
+            }
+        }
+
+        /// Whether the form records user and group IDs.
+        var keepsOwners: Bool {
+            guard case .archive(let format) = self else { return true }
+            return ![.zip, .sevenZip].contains(format.container)
+        }
+
+        /// Whether the form keeps `user.*` extended attributes (archives
+        /// are written without them).
+        var keepsExtendedAttributes: Bool {
+            self == .bundle
+        }
+    }
+
+    /// One form's round trip.
+    public struct Result: Sendable {
+        public var form: Form
+        /// What changed on the way, beyond what the form cannot keep; empty
+        /// when the form kept the tree.
+        public var diff: ManifestDiff?
+        /// Why the form could not be written or read back, if it could not.
+        public var failure: String?
+        /// What the form cannot keep that this tree has, for example
+        /// `times to 1 s` or `owners`.
+        public var notKept: [String]
+
+        /// Whether the tree came back as it went, but for ``notKept``.
+        public var keepsTree: Bool { failure == nil && diff?.isEmpty == true }
+    }
+
+    /// Reads the bundle or archive at `url`, round-trips it through each
+    /// form in a temporary directory (removed at the end), and compares.
+    /// Throws for input that is not a bundle or an archive, or that cannot
+    /// be read; a form that fails to hold the tree is a result, not an error.
+    public static func check(
+        _ url: URL, through forms: [Form], options: ManifestReadOptions = ManifestReadOptions()
+    ) throws -> (original: Manifest, results: [Result]) {
+        let name = url.relativePath
+        let wrapper: FileWrapper
+        switch try Manifest.inputKind(of: url, options: options) {
+        case .bundle:
+            wrapper = try FileWrapper(url: url)
+        case .archive:
+            wrapper = try ArchiveReader.fileWrapper(contentsOf: url, formats: options.archiveFormats)
+        case .file:
+            throw ManifestError(file: name, message: "a single file has no tree to round-trip; verify takes a bundle or an archive")
+        case .manifest:
+            throw ManifestError(file: name, message: "a manifest holds no contents to round-trip; verify takes a bundle or an archive")
+        }
+        var hashed = options
+        hashed.hashingContents = true
+        let original = try Manifest(reading: url, options: hashed)
+
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("wrapinspect-verify-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let results = forms.map { form in
+            roundTrip(wrapper, original: original, through: form, in: workspace, limits: options.limits)
+        }
+        return (original, results)
+    }
+
+    private static func roundTrip(_ wrapper: FileWrapper, original: Manifest, through form: Form, in workspace: URL, limits: ArchiveReadLimits) -> Result {
+        var result = Result(form: form, notKept: notKept(of: original, by: form))
+        do {
+            let copy: Manifest
+            switch form {
+            case .bundle:
+                let url = workspace.appendingPathComponent("bundle")
+                try wrapper.write(to: url, options: [], originalContentsURL: nil)
+                copy = try Manifest(contentsOf: url)
+            case .archive(let format):
+                let url = workspace.appendingPathComponent("archive." + format.fileExtension)
+                try ArchiveWriter.write(wrapper, to: url, options: ArchiveWriteOptions(format: format))
+                copy = try Manifest(archiveAt: url, limits: limits)
+                try? FileManager.default.removeItem(at: url)
+            }
+            var ignored: Set<ManifestDiff.Field> = []
+            if !form.keepsOwners { ignored.insert(.owner) }
+            if !form.keepsExtendedAttributes { ignored.insert(.xattrs) }
+            result.diff = try ManifestDiff(from: original, to: copy, ignoring: ignored)
+        } catch {
+            result.failure = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        }
+        return result
+    }
+
+    /// What `form` cannot keep and `manifest` has.
+    private static func notKept(of manifest: Manifest, by form: Form) -> [String] {
+        var notes: [String] = []
+        if form.timeResolution > manifest.timeResolution {
+            notes.append(form.timeResolution >= 1_000_000_000 ? "times to 1 s" : "times to \(form.timeResolution) ns")
+        }
+        if !form.keepsOwners, manifest.entries.contains(where: { $0.owner != nil }) {
+            notes.append("owners")
+        }
+        let withAttributes = manifest.entries.count { !($0.extendedAttributes ?? [:]).isEmpty }
+        if !form.keepsExtendedAttributes, withAttributes > 0 {
+            notes.append("extended attributes (\(withAttributes) \(withAttributes == 1 ? "entry" : "entries"))")
+        }
+        if form != .bundle, manifest.root.kind == .directory, manifest.root.permissions != nil {
+            notes.append("the root directory's own mode and time")
+        }
+        return notes
+    }
+}

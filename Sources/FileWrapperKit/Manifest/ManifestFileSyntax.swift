@@ -1,0 +1,119 @@
+/// What the manifest file formats share: the text of times, modes and
+/// digests, and the last step of every reader, which builds the manifest
+/// and checks the digests the file recorded.
+package enum ManifestFileSyntax {
+    /// `<seconds>.<nanoseconds>`: whole seconds since 1970 rounded down
+    /// (negative before 1970), then always nine digits of nanoseconds past
+    /// them (`-1.500000000` is half a second before 1970).
+    package static func text(_ time: FileTimestamp) -> String {
+        let fraction = String(time.nanoseconds)
+        return "\(time.seconds)." + String(repeating: "0", count: 9 - fraction.count) + fraction
+    }
+
+    /// A time written as ``text(_:)`` writes it. With `nineDigits` false,
+    /// as mtree readers take it: the seconds alone, or the digits after
+    /// the dot read as a whole number of nanoseconds (`5.5` is 5 s and
+    /// 5 ns, libarchive's reading).
+    static func time(_ text: some StringProtocol, nineDigits: Bool) -> FileTimestamp? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let seconds = signedDecimal(parts[0]) else { return nil }
+        guard parts.count == 2 else { return nineDigits ? nil : FileTimestamp(seconds: seconds) }
+        let fraction = parts[1]
+        guard !fraction.isEmpty, fraction.count <= 9, !nineDigits || fraction.count == 9,
+              let nanoseconds = unsignedDecimal(fraction) else { return nil }
+        return FileTimestamp(seconds: seconds, nanoseconds: Int32(nanoseconds))
+    }
+
+    /// Permission bits as four octal digits (`0755`).
+    package static func modeText(_ permissions: UInt16) -> String {
+        let digits = String(permissions, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// Permission bits from octal digits; `nil` for anything else or
+    /// bits beyond `0o7777`.
+    static func permissions(octal text: some StringProtocol) -> UInt16? {
+        guard !text.isEmpty, text.utf8.count <= 6, text.utf8.allSatisfy({ (0x30...0x37).contains($0) }),
+              let value = UInt16(text, radix: 8), value <= 0o7777 else { return nil }
+        return value
+    }
+
+    /// A decimal number of ASCII digits, without sign, that fits in 63 bits.
+    static func unsignedDecimal(_ text: some StringProtocol) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text)
+    }
+
+    /// A decimal number with an optional leading `-`.
+    static func signedDecimal(_ text: some StringProtocol) -> Int64? {
+        guard text.hasPrefix("-") else { return unsignedDecimal(text) }
+        let magnitude = text.dropFirst()
+        guard !magnitude.isEmpty, magnitude.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text)
+    }
+
+    /// A digest written as `prefix` and 64 hexadecimal digits.
+    static func digest(_ text: String, prefix: String) -> SHA256Digest? {
+        guard text.hasPrefix(prefix) else { return nil }
+        return SHA256Digest(hex: text.dropFirst(prefix.count))
+    }
+
+    /// Space, tab, line feed or carriage return: whitespace in JSON, and
+    /// between the words of an mtree line.
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// A path for messages: `.` for the root, escaped as ``PathDisplay`` escapes.
+    static func display(_ path: [UInt8]) -> String {
+        path.isEmpty ? "." : PathDisplay.text(path)
+    }
+
+    /// The digests a manifest file records, to check against those
+    /// computed from its entries.
+    struct RecordedDigests {
+        var tree: SHA256Digest?
+        var metadata: SHA256Digest?
+        /// Tree digests of directories, by path as the file wrote it.
+        var directories: [(path: [UInt8], digest: SHA256Digest)] = []
+    }
+
+    /// The manifest of `entries` with `source`, made by ``ManifestBuilder``
+    /// (digests computed afresh), after checking that no path or link
+    /// target holds a NUL byte and before checking `recorded`. Errors name
+    /// `file`, the manifest file, rather than the source it describes.
+    static func manifest(
+        _ entries: [ManifestEntry], source: Manifest.Source, recorded: RecordedDigests = RecordedDigests(), file: String
+    ) throws(ManifestError) -> Manifest {
+        var builder = ManifestBuilder(source: source)
+        do throws(ManifestError) {
+            for entry in entries {
+                if entry.path.contains(0) || entry.linkTarget?.contains(0) == true {
+                    throw ManifestError(
+                        file: file, entry: display(entry.path), message: "a path or link target holds a NUL byte, which no file name can")
+                }
+                try builder.add(entry)
+            }
+            let manifest = try builder.finish()
+            try check(recorded, against: manifest, file: file)
+            return manifest
+        } catch {
+            throw ManifestError(file: file, entry: error.entry, message: error.message)
+        }
+    }
+
+    private static func check(_ recorded: RecordedDigests, against manifest: Manifest, file: String) throws(ManifestError) {
+        if let tree = recorded.tree, tree != manifest.treeDigest {
+            throw ManifestError(file: file, message: "the recorded tree digest does not match its entries")
+        }
+        if let metadata = recorded.metadata, metadata != manifest.metadataDigest {
+            throw ManifestError(file: file, message: "the recorded metadata digest does not match its entries")
+        }
+        for (path, digest) in recorded.directories {
+            let entry = manifest.entry(at: ManifestPath.normalized(path) ?? path)
+            guard entry?.treeDigest == digest else {
+                throw ManifestError(file: file, entry: display(path), message: "the recorded tree digest of this directory does not match the entries below it")
+            }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+
+/// What the JSON and JSON Lines manifests share: the source object, the
+/// entry objects and the header fields, written by hand in a fixed key
+/// order and read from what `JSONSerialization` parsed.
+enum ManifestJSONFields {
+    /// The one version of the key set this code writes and reads.
+    static let version = 1
+
+    // MARK: Writing
+
+    /// `{"kind":…,"name":…,"format":…}`, the format only when known.
+    static func sourceObject(_ source: Manifest.Source) -> [UInt8] {
+        var object = JSONObjectWriter()
+        object.add("kind", string: source.kind.rawValue)
+        object.add("name", string: source.name)
+        if let format = source.format { object.add("format", string: format) }
+        return object.finish()
+    }
+
+    /// One entry as a compact object, each key only when the entry knows it.
+    static func entryObject(_ entry: ManifestEntry) -> [UInt8] {
+        var object = JSONObjectWriter()
+        object.add("path", bytes: entry.path, base64Key: "pathBase64")
+        object.add("kind", string: entry.kind.rawValue)
+        if let size = entry.size { object.add("size", raw: String(size)) }
+        if let permissions = entry.permissions { object.add("mode", string: ManifestFileSyntax.modeText(permissions)) }
+        if let modified = entry.modified { object.add("mtime", string: ManifestFileSyntax.text(modified)) }
+        if let owner = entry.owner {
+            object.add("uid", raw: String(owner.userID))
+            object.add("gid", raw: String(owner.groupID))
+        }
+        if let target = entry.linkTarget { object.add("target", bytes: target, base64Key: "targetBase64") }
+        if let digest = entry.contentDigest { object.add("sha256", string: digest.hex) }
+        if let tree = entry.treeDigest, entry.kind == .directory { object.add("treeDigest", string: TreeDigest.treePrefix + tree.hex) }
+        if let attributes = entry.extendedAttributes {
+            var values = JSONObjectWriter()
+            for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                values.add(name, string: Data(value).base64EncodedString())
+            }
+            object.add("xattrs", raw: values.finish())
+        }
+        return object.finish()
+    }
+
+    /// A JSON object written key by key, compact (`{"a":1,"b":"x"}`).
+    struct JSONObjectWriter {
+        private var bytes: [UInt8] = [UInt8(ascii: "{")]
+
+        mutating func add(_ key: String, raw value: some Sequence<UInt8>) {
+            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+            JSONText.append(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: value)
+        }
+
+        mutating func add(_ key: String, raw value: String) {
+            add(key, raw: value.utf8)
+        }
+
+        mutating func add(_ key: String, string value: String) {
+            var text: [UInt8] = []
+            JSONText.append(value, to: &text)
+            add(key, raw: text)
+        }
+
+        /// A path: its text under `key`; when it is not UTF-8, its escaped
+        /// display form under `key` and the exact bytes under `base64Key`.
+        mutating func add(_ key: String, bytes: [UInt8], base64Key: String) {
+            if let text = String(validating: bytes, as: UTF8.self) {
+                add(key, string: text)
+            } else {
+                add(key, string: PathDisplay.text(bytes))
+                add(base64Key, string: Data(bytes).base64EncodedString())
+            }
+        }
+
+        consuming func finish() -> [UInt8] {
+            bytes.append(UInt8(ascii: "}"))
+            return bytes
+        }
+    }
+
+    // MARK: Reading
+
+    /// Checks the `format` and `version` of a parsed top-level object.
+    static func checkHeader(_ object: [String: Any], format: String, file: String, line: String? = nil) throws(ManifestError) {
+        let at = line.map { "\($0): " } ?? ""
+        guard object["format"] as? String == format else {
+            throw ManifestError(file: file, message: at + "\"format\" is not \"\(format)\"")
+        }
+        guard let value = object["version"] else {
+            throw ManifestError(file: file, message: at + "no \"version\"")
+        }
+        guard let version = integer(value), version == Int64(self.version) else {
+            throw ManifestError(file: file, message: at + "version \(value) is not one this reader knows (it reads version \(self.version))")
+        }
+    }
+
+    /// The `source` object of a header.
+    static func source(_ value: Any?, file: String) throws(ManifestError) -> Manifest.Source {
+        guard let object = value as? [String: Any] else {
+            throw ManifestError(file: file, message: "no \"source\" object")
+        }
+        guard let kindText = object["kind"] as? String, let kind = Manifest.Source.Kind(rawValue: kindText) else {
+            throw ManifestError(file: file, message: "the source's \"kind\" is not bundle, file, archive or filewrapper")
+        }
+        guard let name = object["name"] as? String else {
+            throw ManifestError(file: file, message: "the source has no \"name\"")
+        }
+        let format = object["format"]
+        guard format == nil || format is String else {
+            throw ManifestError(file: file, message: "the source's \"format\" is not a string")
+        }
+        return Manifest.Source(kind: kind, name: name, format: format as? String)
+    }
+
+    /// The header's `treeDigest` and `metadataDigest`, each when present.
+    static func recordedDigests(_ object: [String: Any], file: String) throws(ManifestError) -> ManifestFileSyntax.RecordedDigests {
+        func digest(_ key: String, prefix: String) throws(ManifestError) -> SHA256Digest? {
+            guard let value = object[key] else { return nil }
+            guard let text = value as? String, let digest = ManifestFileSyntax.digest(text, prefix: prefix) else {
+                throw ManifestError(file: file, message: "\"\(key)\" is not \"\(prefix)\" and 64 hexadecimal digits")
+            }
+            return digest
+        }
+        return ManifestFileSyntax.RecordedDigests(
+            tree: try digest("treeDigest", prefix: TreeDigest.treePrefix), metadata: try digest("metadataDigest", prefix: TreeDigest.metadataPrefix))
+    }
+
+    /// One entry object; `place` (`entry 3`, `line 4`) names it in errors
+    /// until its path is known. A directory's recorded tree digest is
+    /// added to `recorded`.
+    static func entry(
+        _ value: Any, place: String, file: String, recorded: inout ManifestFileSyntax.RecordedDigests
+    ) throws(ManifestError) -> ManifestEntry {
+        guard let object = value as? [String: Any] else {
+            throw ManifestError(file: file, message: "\(place) is not an object")
+        }
+        guard object["path"] != nil, let path = try bytes(object, "path", base64Key: "pathBase64", file: file, place: place) else {
+            throw ManifestError(file: file, message: "\(place) has no \"path\"")
+        }
+        func failure(_ message: String) -> ManifestError {
+            ManifestError(file: file, entry: ManifestFileSyntax.display(path), message: "\(place): " + message)
+        }
+        guard let kindText = object["kind"] as? String, let kind = ManifestEntry.Kind(rawValue: kindText) else {
+            throw failure("\"kind\" is not file, directory, symlink, hardlink or other")
+        }
+        var entry = ManifestEntry(path: path, kind: kind)
+        if let value = object["size"] {
+            guard let size = integer(value), size >= 0 else { throw failure("\"size\" is not a whole number of bytes") }
+            entry.size = size
+        }
+        if let value = object["mode"] {
+            guard let text = value as? String, let mode = ManifestFileSyntax.permissions(octal: text) else {
+                throw failure("\"mode\" is not permission bits in octal (\"0755\")")
+            }
+            entry.permissions = mode
+        }
+        if let value = object["mtime"] {
+            guard let text = value as? String, let time = ManifestFileSyntax.time(text, nineDigits: true) else {
+                throw failure("\"mtime\" is not seconds, a dot and nine digits of nanoseconds")
+            }
+            entry.modified = time
+        }
+        switch (object["uid"], object["gid"]) {
+        case (nil, nil): break
+        case (let user?, let group?):
+            guard let user = integer(user).flatMap(UInt32.init(exactly:)), let group = integer(group).flatMap(UInt32.init(exactly:)) else {
+                throw failure("\"uid\" or \"gid\" is not a 32-bit user or group ID")
+            }
+            entry.owner = FileOwner(userID: user, groupID: group)
+        default: throw failure("\"uid\" and \"gid\" come together")
+        }
+        entry.linkTarget = try bytes(object, "target", base64Key: "targetBase64", file: file, place: place)
+        if let value = object["sha256"] {
+            guard let text = value as? String, let digest = SHA256Digest(hex: text) else {
+                throw failure("\"sha256\" is not 64 hexadecimal digits")
+            }
+            entry.contentDigest = digest
+        }
+        if let value = object["treeDigest"] {
+            guard let text = value as? String, let digest = ManifestFileSyntax.digest(text, prefix: TreeDigest.treePrefix) else {
+                throw failure("\"treeDigest\" is not \"\(TreeDigest.treePrefix)\" and 64 hexadecimal digits")
+            }
+            recorded.directories.append((path, digest))
+        }
+        if let value = object["xattrs"] {
+            guard let values = value as? [String: Any] else { throw failure("\"xattrs\" is not an object") }
+            var attributes: [String: [UInt8]] = [:]
+            for (name, value) in values {
+                guard let text = value as? String, let data = Data(base64Encoded: text) else {
+                    throw failure("the extended attribute \"\(name)\" is not base64")
+                }
+                attributes[name] = Array(data)
+            }
+            entry.extendedAttributes = attributes
+        }
+        return entry
+    }
+
+    /// A path or link target: the bytes under `base64Key` when present,
+    /// else the UTF-8 of the text under `key`; `nil` when neither is there.
+    private static func bytes(
+        _ object: [String: Any], _ key: String, base64Key: String, file: String, place: String
+    ) throws(ManifestError) -> [UInt8]? {
+        if let value = object[base64Key] {
+            guard let text = value as? String, let data = Data(base64Encoded: text) else {
+                throw ManifestError(file: file, message: "\(place): \"\(base64Key)\" is not base64")
+            }
+            return Array(data)
+        }
+        guard let value = object[key] else { return nil }
+        guard let text = value as? String else {
+            throw ManifestError(file: file, message: "\(place): \"\(key)\" is not a string")
+        }
+        return Array(text.utf8)
+    }
+
+    /// A JSON number that is a whole number within 64 bits; `nil` for
+    /// `true` and `false`, fractions, strings and numbers out of range.
+    static func integer(_ value: Any) -> Int64? {
+        // JSONSerialization gives NSNumber for numbers and for true and
+        // false, which only the type code tells apart.
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
+        return number as? Int64
+    }
+}
+
+/// Strings in JSON: quoted, with `"` and `\` escaped and every control
+/// character written with JSON's own escapes, so that the text holds
+/// exactly the scalars it was given.
+package enum JSONText {
+    package static func append(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": bytes += Array(#"\""#.utf8)
+            case "\\": bytes += Array(#"\\"#.utf8)
+            case "\n": bytes += Array(#"\n"#.utf8)
+            case "\r": bytes += Array(#"\r"#.utf8)
+            case "\t": bytes += Array(#"\t"#.utf8)
+            case "\u{8}": bytes += Array(#"\b"#.utf8)
+            case "\u{C}": bytes += Array(#"\f"#.utf8)
+            default:
+                if scalar.properties.generalCategory == .control {
+                    let hex = String(scalar.value, radix: 16)
+                    bytes += Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                } else {
+                    UTF8.encode(scalar) { bytes.append($0) }
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import FileWrapperDocument
+import FileWrapperKit
+import Foundation
+
+/// `wrapinspect cat PATH MEMBER`: one file's bytes, from a bundle or an archive.
+struct Cat: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the bytes of one file of a bundle or an archive to standard output.",
+        discussion: """
+            MEMBER is the file's path below PATH's root, as dump shows it. An \
+            archive is streamed to the member and never extracted; a hard link \
+            gives the bytes of the file it names. Symbolic links are never \
+            followed, and a directory, a link or a missing member is an error.
+
+            Examples:
+              wrapinspect cat Travel.journal index.json
+              wrapinspect cat Travel.journal.tar.zst "Entries/2026-05-01 Lisbon.md" | less
+            """
+    )
+
+    @Argument(help: "The directory or archive.")
+    var path: String
+
+    @Argument(help: "The file's path inside it.")
+    var member: String
+
+    @OptionGroup var input: InputOptions
+
+    func run() throws {
+        let options = ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits)
+        try MemberContents.forEachBlock(ofMember: member, in: URL(fileURLWithPath: path), options: options) { block in
+            try Syscall.writeAll(block, to: STDOUT_FILENO, path: { "standard output" })
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import FileWrapperDocument
+import Foundation
+
+/// `wrapinspect diff A B`: what changed from one tree to another, whatever
+/// form each is in.
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what changed between two trees: added, removed, moved, contents, kind and metadata.",
+        discussion: """
+            OLD and NEW may each be a directory, a flat file, an archive or a \
+            manifest file (from wrapinspect snapshot), in any pairing: a bundle \
+            against its zip compares the trees, not the containers. Every file \
+            is hashed; subtrees whose digests agree are skipped.
+
+            One line per change, in path order (a move at its old path):
+              + PATH (size)                 added
+              - PATH (size)                 removed
+              M PATH (size -> size)         contents changed (a symlink: its target)
+              T PATH: kind -> kind          kind changed
+              m PATH: mode 0644 -> 0755     metadata changed: mode, mtime, owner, xattrs
+              R OLD -> NEW                  moved: the same contents at another path
+            then a summary. An added, removed or moved directory is one line, \
+            with the number of entries below it. Times are UTC. Metadata one \
+            side does not record (owners in a zip) is not compared; times are \
+            compared at the coarser resolution of the two sides (2 s for a zip \
+            with DOS times). A directory's new time is not reported when \
+            entries came, went or changed kind in it.
+
+            Exit status: 0 when the trees are the same (nothing is printed), 1 \
+            when they differ, 2 on trouble (a missing or unreadable input, bad \
+            usage).
+
+            Examples:
+              wrapinspect diff Travel.journal Travel-edited.journal
+              wrapinspect diff before.json Travel.journal.zip --ignore mtime,owner
+              wrapinspect diff A.zip B.tar.zst --json
+            """
+    )
+
+    @Argument(help: "The tree before: a directory, file, archive or manifest file.")
+    var old: String
+
+    @Argument(help: "The tree after.")
+    var new: String
+
+    @Option(help: ArgumentHelp(
+        "Metadata fields not to compare, separated by commas or given again: mtime, mode, owner, xattrs.",
+        valueName: "fields"))
+    var ignore: [String] = []
+
+    @Flag(help: "Print one JSON object for programs instead of text.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Colour the text: auto (on a terminal, unless NO_COLOR is set), always or never.", valueName: "when"))
+    var color: ColorChoice = .auto
+
+    @OptionGroup var input: InputOptions
+
+    func validate() throws {
+        if old.isEmpty || new.isEmpty {
+            throw ValidationError("OLD and NEW must not be empty.")
+        }
+        _ = try ignoredFields()
+    }
+
+    /// The fields `--ignore` names.
+    private func ignoredFields() throws -> Set<ManifestDiff.Field> {
+        var fields: Set<ManifestDiff.Field> = []
+        for name in ignore.flatMap({ $0.split(separator: ",") }) {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard let field = ManifestDiff.Field(rawValue: trimmed) else {
+                throw ValidationError("Unknown field \"\(trimmed)\" for --ignore; use mtime, mode, owner or xattrs.")
+            }
+            fields.insert(field)
+        }
+        return fields
+    }
+
+    func run() throws {
+        let diff = try ManifestDiff(from: input.manifest(of: old), to: input.manifest(of: new), ignoring: ignoredFields())
+        let rendering = DiffRendering(diff: diff)
+        if json {
+            print(rendering.json())
+        } else {
+            for line in rendering.textLines(colored: color.colorsOutput()) {
+                print(line)
+            }
+        }
+        if !diff.isEmpty {
+            throw ExitCode(1)
+        }
+    }
+}

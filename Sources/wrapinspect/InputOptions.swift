@@ -1,0 +1,47 @@
+import ArgumentParser
+import FileWrapperDocument
+import Foundation
+
+/// How the commands that take any input (a bundle, a flat file, an archive
+/// or a manifest file) read archives: which formats, within which limits.
+struct InputOptions: ParsableArguments {
+    @Flag(help: "Also read ISO 9660, RAR, xar, Cabinet, LHA, ar, WARC and mtree archives, and let libarchive detect compression itself. libarchive 3.6.2 can hang or exhaust memory on hostile input in these: use it for trusted archives only.")
+    var allFormats = false
+
+    @Option(help: ArgumentHelp("At most this many entries in an archive (default 100000).", valueName: "n"))
+    var maxEntries: Int?
+
+    @Option(help: ArgumentHelp("At most this many bytes of contents in an archive (default 4294967296, 4 GiB).", valueName: "bytes"))
+    var maxBytes: Int64?
+
+    func validate() throws {
+        if let maxEntries, maxEntries <= 0 {
+            throw ValidationError("--max-entries must be more than 0.")
+        }
+        if let maxBytes, maxBytes <= 0 {
+            throw ValidationError("--max-bytes must be more than 0.")
+        }
+    }
+
+    var formats: ArchiveReadFormats { allFormats ? .all : .standard }
+
+    /// The unpacking limits with the ones given here.
+    var limits: ArchiveReadLimits {
+        var limits = ArchiveReadLimits.unpacking
+        maxEntries.map { limits.maxEntries = $0 }
+        maxBytes.map { limits.maxBytes = $0 }
+        return limits
+    }
+
+    /// The manifest of `path`, whatever it holds, with every file hashed
+    /// unless `hashingContents` is false. Shows progress on standard error
+    /// when it is a terminal.
+    func manifest(of path: String, hashingContents: Bool = true) throws -> Manifest {
+        let options = ManifestReadOptions(hashingContents: hashingContents, formats: formats, limits: limits)
+        return try ProgressLine.showing(reading: path) { progress in
+            var options = options
+            options.progress = progress
+            return try Manifest(reading: URL(fileURLWithPath: path), options: options)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Dispatch
+import FileWrapperDocument
+import Foundation
+
+/// A line on standard error that shows how far long work has come, only
+/// when standard error is a terminal and the work has taken more than half
+/// a second; it is erased when the work ends.
+enum ProgressLine {
+    /// Runs `work` with a ``ManifestProgress`` it counts into, showing
+    /// `reading PATH: N entries, S` while it runs.
+    static func showing<Result>(reading path: String, _ work: (ManifestProgress) throws -> Result) throws -> Result {
+        let progress = ManifestProgress()
+        guard isatty(STDERR_FILENO) == 1 else { return try work(progress) }
+        let queue = DispatchQueue(label: "wrapinspect.progress")
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(200))
+        let name = Format.name(path.utf8)
+        // Whether a line was drawn; touched only on `queue`.
+        nonisolated(unsafe) var drawn = false
+        timer.setEventHandler {
+            let text = "reading \(name): \(Format.count(Int64(progress.entries), "entry", "entries")), \(Format.size(progress.bytes))"
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+            drawn = true
+        }
+        timer.resume()
+        defer {
+            timer.cancel()
+            // Wait out a line being written, then erase what was drawn.
+            queue.sync {
+                if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            }
+        }
+        return try work(progress)
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import FileWrapperDocument
+import Foundation
+
+extension ManifestFileFormat: ExpressibleByArgument {}
+
+/// `wrapinspect snapshot PATH`: the manifest of a tree, written to a file
+/// or standard output.
+struct Snapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the manifest of a tree: every entry with its metadata and SHA-256.",
+        discussion: """
+            PATH may be a directory, a flat file, an archive or a manifest file \
+            (which is read and written again, in another format if asked). Every \
+            file is read and hashed, on all cores for a directory and as it \
+            streams for an archive, which is never extracted. The manifest can \
+            stand in for the tree in dump, digest and diff later.
+
+            Formats: json (one entry per line, stable key order), jsonl (a \
+            header line, then one entry per line) and mtree (read by libarchive: \
+            bsdtar -cf - @manifest.mtree). docs/manifest-format.md describes them.
+
+            Examples:
+              wrapinspect snapshot Travel.journal -o before.json
+              wrapinspect snapshot Travel.journal.zip --format mtree > journal.mtree
+            """
+    )
+
+    @Argument(help: "The directory, file, archive or manifest to describe.")
+    var path: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the manifest to this file (replaced atomically) instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("json, jsonl or mtree (default: from the ending of --output, else json).", valueName: "format"))
+    var format: ManifestFileFormat?
+
+    @OptionGroup var input: InputOptions
+
+    /// The format asked for, or the one the output's ending names.
+    var chosenFormat: ManifestFileFormat {
+        if let format { return format }
+        guard let output else { return .json }
+        return ManifestFileFormat.allCases.first { output.lowercased().hasSuffix("." + $0.rawValue) } ?? .json
+    }
+
+    func run() throws {
+        let manifest = try input.manifest(of: path)
+        let data = manifest.encoded(as: chosenFormat)
+        guard let output else {
+            FileHandle.standardOutput.write(data)
+            return
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw ManifestError(file: output, message: "cannot write: \(error.localizedDescription)")
+        }
+    }
+}
