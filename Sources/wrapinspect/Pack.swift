@@ -13,6 +13,10 @@ struct Pack: ParsableCommand {
             .tar.lz4 .cpio .cpio.gz .7z) or from --format. The archive is written \
             beside ARCHIVE under a temporary name and renamed over it when \
             complete, so an existing ARCHIVE is replaced whole or not at all.
+
+            Examples:
+              wrapinspect pack Travel.journal Travel.tar.zst
+              wrapinspect pack --reproducible --first-stored mimetype Book Book.epub --format zip
             """
     )
 

@@ -19,6 +19,10 @@ struct Unpack: ParsableCommand {
             path, encrypted entries, damaged data, and anything over the limits \
             below. Setuid, setgid, sticky and group/other write bits are dropped; \
             owners are not restored.
+
+            Examples:
+              wrapinspect unpack Travel.tar.zst Copy.journal
+              wrapinspect unpack --force --max-bytes 100000000 Download.zip Download
             """
     )
 

@@ -11,7 +11,7 @@ import Foundation
 struct WrapInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wrapinspect",
-        abstract: "Inspect, pack and unpack document packages: bundles, flat files and archives.",
+        abstract: "Inspect, compare, pack and unpack document packages: bundles, flat files, archives and manifests.",
         subcommands: [Dump.self, Snapshot.self, Digest.self, Diff.self, Verify.self, Cat.self, Pack.self, Unpack.self]
     )
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `wrapinspect diff` run as a child process on private copies of the
 /// sample document, `Fixtures/Travel.journal`: a scripted edit is found,

@@ -55,15 +55,7 @@ private struct ArchiveManifestReader {
                 entry.contentDigest = entries[file].contentDigest
             case .regularFile:
                 if hashingContents {
-                    var hasher = ContentHasher()
-                    var size: Int64 = 0
-                    try contents.forEachBlock { block in
-                        hasher.update(block)
-                        size += Int64(block.count)
-                        progress?.count(bytes: Int64(block.count))
-                    }
-                    entry.contentDigest = hasher.finalize()
-                    entry.size = size
+                    (entry.contentDigest, entry.size) = try ContentHasher.digest(progress: progress, of: contents.forEachBlock)
                 }
                 if let path = ManifestPath.normalized(archived.pathBytes) {
                     files[path] = entries.count

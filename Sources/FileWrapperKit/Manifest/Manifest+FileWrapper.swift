@@ -24,14 +24,7 @@ extension Manifest {
                 entry.extendedAttributes = current.attributes.extendedAttributes.mapValues { Array($0) }
                 entry.size = current.regularFileSize.map(Int64.init)
                 if hashingContents {
-                    var hasher = ContentHasher()
-                    var size: Int64 = 0
-                    try current.forEachContentsBlock { block in
-                        hasher.update(block)
-                        size += Int64(block.count)
-                    }
-                    entry.contentDigest = hasher.finalize()
-                    entry.size = size
+                    (entry.contentDigest, entry.size) = try ContentHasher.digest { try current.forEachContentsBlock($0) }
                 }
             }
             try builder.add(entry)

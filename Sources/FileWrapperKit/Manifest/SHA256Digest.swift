@@ -82,3 +82,21 @@ public struct ContentHasher: Sendable {
         SHA256Digest(hasher.finalize())
     }
 }
+
+extension ContentHasher {
+    /// The digest and length of contents that `forEachBlock` hands over in
+    /// blocks, each block's bytes counted into `progress`.
+    package static func digest(
+        progress: ManifestProgress? = nil,
+        of forEachBlock: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> (digest: SHA256Digest, size: Int64) {
+        var hasher = ContentHasher()
+        var size: Int64 = 0
+        try forEachBlock { block in
+            hasher.update(block)
+            size += Int64(block.count)
+            progress?.count(bytes: Int64(block.count))
+        }
+        return (hasher.finalize(), size)
+    }
+}
