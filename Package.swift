@@ -81,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FileWrapperArchiveTests",
-            dependencies: ["FileWrapperArchive", "TestSupport", "fwk-test-child"]
+            dependencies: ["FileWrapperArchive", "TestSupport", "fwk-test-child", "wrapinspect"]
         ),
         .testTarget(
             name: "WrapInspectTests",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FileWrapperDocument
+import FileWrapperKit
 import Foundation
 
 /// `wrapinspect dump PATH`: the tree of a bundle, a flat file, an archive
@@ -18,10 +19,17 @@ struct Dump: ParsableCommand {
             names. The last line counts every entry below PATH, including those \
             that --max-depth leaves out, and adds up the sizes of the files.
 
+            With --stored, an archive's entries are listed as they are stored, \
+            in order, one line each (mode, size in bytes, path), as bsdtar -tv \
+            lists them: nothing is cleaned, checked or sorted, so absolute \
+            paths, "..", an entry stored twice and device nodes show as they \
+            are; with --json, one JSON object per entry and line.
+
             Examples:
               wrapinspect dump Travel.journal
               wrapinspect dump --digests --max-depth 1 Travel.journal.zip
               wrapinspect dump --json Travel.journal.tar.zst
+              wrapinspect dump --stored --all-formats Download.tar.gz
             """
     )
 
@@ -37,6 +45,9 @@ struct Dump: ParsableCommand {
     @Flag(help: "Print the manifest as JSON (the format of `snapshot --format json`) instead of the tree.")
     var json = false
 
+    @Flag(help: "List an archive's entries as stored, in order, without building a tree.")
+    var stored = false
+
     @OptionGroup var input: InputOptions
 
     func validate() throws {
@@ -46,12 +57,15 @@ struct Dump: ParsableCommand {
         if let maxDepth, maxDepth < 0 {
             throw ValidationError("--max-depth must be 0 or more, not \(maxDepth).")
         }
-        if json, maxDepth != nil {
-            throw ValidationError("--max-depth shapes the tree for people; --json prints every entry.")
+        if json || stored, maxDepth != nil {
+            throw ValidationError("--max-depth shapes the tree for people; --json and --stored print every entry.")
         }
     }
 
     func run() throws {
+        if stored {
+            return try listStored()
+        }
         // A manifest file carries its digests; anything else is hashed only when asked.
         let manifest = try input.manifest(of: path, hashingContents: digests)
         if json {
@@ -65,6 +79,68 @@ struct Dump: ParsableCommand {
         print(listing.totals.summary)
         if digests, let digest = manifest.treeDigestText {
             print("tree digest \(digest)")
+        }
+    }
+
+    /// Prints each entry of the archive at ``path`` as libarchive reads it,
+    /// then a count; contents are read only for `--digests`.
+    private func listStored() throws {
+        var count: Int64 = 0
+        var bytes: Int64 = 0
+        do {
+            try ArchiveEntries.forEach(
+                in: URL(fileURLWithPath: path), formats: input.formats, limits: input.limits, checkingContents: digests
+            ) { archived, contents in
+                var entry = ManifestEntry(archived)
+                if digests, archived.kind == .regularFile {
+                    (entry.contentDigest, entry.size) = try ContentHasher.digest(of: contents.forEachBlock)
+                }
+                count += 1
+                bytes += entry.size ?? 0
+                if json {
+                    FileHandle.standardOutput.write(entry.encodedAsJSON() + Data("\n".utf8))
+                } else {
+                    print(StoredLine(archived, size: entry.size, digest: entry.contentDigest).text)
+                }
+            }
+        } catch let error as ArchiveError where error.code == .unrecognizedFormat {
+            throw ManifestError(file: path, message: "not an archive in a format read, so it has no stored entries to list")
+        }
+        if !json {
+            print("\(Format.count(count, "entry", "entries")), \(Format.count(bytes, "byte", "bytes")) in files")
+        }
+    }
+}
+
+/// One line of `dump --stored`: the kind and permission bits as `ls -l`
+/// shows them, the size in bytes, the SHA-256 with `--digests`, and the
+/// path as stored, with `-> target` for a symbolic link and `=> path` for a
+/// hard link.
+private struct StoredLine {
+    var text: String
+
+    init(_ entry: ArchiveEntry, size: Int64?, digest: SHA256Digest?) {
+        let letter: Character = switch entry.kind {
+        case .regularFile, .hardLink: "-"
+        case .directory: "d"
+        case .symbolicLink: "l"
+        case .characterDevice: "c"
+        case .blockDevice: "b"
+        case .fifo: "p"
+        case .socket: "s"
+        case .unknown: "?"
+        }
+        let sizeText = size.map(String.init) ?? "-"
+        text = Format.mode(kind: letter, permissions: entry.permissions) + "  "
+            + String(repeating: " ", count: max(0, 10 - sizeText.count)) + sizeText + "  "
+        if let digest {
+            text += digest.hex + "  "
+        }
+        text += entry.displayPath
+        if entry.kind == .symbolicLink {
+            text += " -> " + Format.name(entry.symbolicLinkTarget ?? [])
+        } else if entry.kind == .hardLink {
+            text += " => " + Format.name(entry.hardLinkTarget ?? [])
         }
     }
 }

@@ -5,8 +5,6 @@
 //   fwk-test-child read PATH                       read PATH and every file's contents
 //   fwk-test-child pack FORMAT SOURCE ARCHIVE [--reproducible]
 //                                                  pack the bundle SOURCE into ARCHIVE (FORMAT: an extension such as tar.gz)
-//   fwk-test-child list ARCHIVE [--all-formats] [--headers-only]
-//                                                  print ARCHIVE's entry paths, one a line, reading every entry's contents
 //   fwk-test-child unpack ARCHIVE DESTINATION [--force]
 //                                                  unpack ARCHIVE into DESTINATION, replacing it with --force
 //
@@ -17,7 +15,6 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "save": (2, "save SOURCE DESTINATION", save),
     "read": (1, "read PATH", read),
     "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
-    "list": (1, "list ARCHIVE [--all-formats] [--headers-only]", list),
     "unpack": (2, "unpack ARCHIVE DESTINATION [--force]", unpack),
 ]
 

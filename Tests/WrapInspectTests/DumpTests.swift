@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `wrapinspect dump` run as a child process on a private copy of the
 /// sample document, `Fixtures/Travel.journal`.
@@ -229,5 +230,48 @@ extension Array where Element == UInt8 {
     func containsSubsequence(_ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty, needle.count <= count else { return needle.isEmpty }
         return (0...(count - needle.count)).contains { self[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
+
+/// `wrapinspect dump --stored`: an archive's entries as libarchive reads
+/// them, in order, nothing cleaned, checked or sorted.
+@Suite("wrapinspect dump --stored")
+struct StoredListingTests {
+    @Test func entriesThatMakeNoTreeAreListedAsStored() throws {
+        let journal = try SampleJournal()
+        let archive = PackUnpackTests.hostile.appendingPathComponent("duplicate-path.tar").path
+        let tree = try WrapInspectProcess.run(["dump", archive], in: journal.directory)
+        #expect(tree.status == 2, "the same path twice makes no tree")
+        let stored = try WrapInspectProcess.run(["dump", "--stored", archive], in: journal.directory)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        // MODE  SIZE  PATH, twice the same path; then the count and the sizes added up.
+        let columns = stored.stdoutLines.dropLast().map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(columns.count == 2 && columns[0].last == columns[1].last, "\(stored.stdout)")
+        let total = columns.compactMap { $0.count == 3 ? Int($0[1]) : nil }.reduce(0, +)
+        #expect(stored.stdoutLines.last.map(String.init) == "2 entries, \(total) bytes in files")
+    }
+
+    @Test func theOrderIsTheArchivesAndLinksShowTheirTargets() throws {
+        let journal = try SampleJournal()
+        // index.json first, then the rest: not the order a tree would sort.
+        try DigestTests.shell("cd Travel.journal && bsdtar -cf ../ordered.tar index.json Latest.md Cover", in: journal.directory)
+        let stored = try WrapInspectProcess.run(["dump", "--stored", "ordered.tar"], in: journal.directory)
+        #expect(stored.stdoutLines == [
+            "-rw-r--r--         853  index.json",
+            "lrwxrwxrwx           -  Latest.md -> Entries/2026-05-03 Porto.md",
+            "lrwxrwxrwx           -  Cover -> Media",
+            "3 entries, 853 bytes in files",
+        ])
+        let json = try WrapInspectProcess.run(["dump", "--stored", "--json", "ordered.tar"], in: journal.directory)
+        let objects = try json.stdoutLines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.map { $0["path"] as? String } == ["index.json", "Latest.md", "Cover"])
+        #expect(objects[1]["target"] as? String == "Entries/2026-05-03 Porto.md")
+    }
+
+    @Test func aDirectoryHasNoStoredEntries() throws {
+        let journal = try SampleJournal()
+        let result = try WrapInspectProcess.run(["dump", "--stored", "Travel.journal"], in: journal.directory)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("wrapinspect: Travel.journal: "), "\(result.stderr)")
     }
 }

@@ -38,15 +38,10 @@ private struct ArchiveManifestReader {
         // Files by normalized path, for the hard links that name them.
         var files: [[UInt8]: Int] = [:]
         try ArchiveEntries.forEach(in: handle, limits: limits, checkingContents: true) { archived, contents in
-            var entry = ManifestEntry(
-                path: archived.pathBytes, kind: Self.kind(archived.kind), size: archived.kind == .regularFile ? archived.size : nil,
-                permissions: archived.permissions, modified: archived.modified, owner: archived.owner)
+            var entry = ManifestEntry(archived)
             switch archived.kind {
-            case .symbolicLink:
-                entry.linkTarget = archived.symbolicLinkTarget ?? []
             case .hardLink:
                 let target = archived.hardLinkTarget ?? []
-                entry.linkTarget = target
                 guard let file = ManifestPath.normalized(target).flatMap({ files[$0] }) else {
                     throw ArchiveError(.corrupt, archive: handle.name, entry: archived.displayPath,
                                        message: "the hard link names \"\(PathDisplay.text(target))\", which is not an earlier file of the archive")
@@ -71,15 +66,5 @@ private struct ArchiveManifestReader {
             try builder.add(entry)
         }
         return try builder.finish()
-    }
-
-    private static func kind(_ kind: ArchiveEntry.Kind) -> ManifestEntry.Kind {
-        switch kind {
-        case .regularFile: .file
-        case .directory: .directory
-        case .symbolicLink: .symlink
-        case .hardLink: .hardLink
-        case .characterDevice, .blockDevice, .fifo, .socket, .unknown: .other
-        }
     }
 }

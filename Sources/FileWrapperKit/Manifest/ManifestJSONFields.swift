@@ -254,3 +254,11 @@ package enum JSONText {
         bytes.append(UInt8(ascii: "\""))
     }
 }
+
+extension ManifestEntry {
+    /// The entry as one compact JSON object, with the keys and escapes of
+    /// manifest files (`docs/manifest-format.md`).
+    public func encodedAsJSON() -> Data {
+        Data(ManifestJSONFields.entryObject(self))
+    }
+}
