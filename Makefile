@@ -4,7 +4,7 @@
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 
-.PHONY: setup setup-test fixtures build run test clean
+.PHONY: setup setup-test fixtures build run test test-asan test-tsan test-sanitizers clean
 
 setup:
 	@Tools/ensure-system-packages.sh
@@ -27,6 +27,18 @@ run: build fixtures
 ## Builds and runs every test.
 test: setup-test fixtures
 	$(SWIFT) test
+
+## The whole suite under AddressSanitizer (memory errors and leaks, but
+## for the ones outside our code that Tools/sanitizers/lsan.supp lists) and
+## ThreadSanitizer (data races), each in its own build folder. CI runs it.
+test-sanitizers: test-asan test-tsan
+
+test-asan: setup-test fixtures
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tools/sanitizers/lsan.supp:print_suppressions=0 \
+		$(SWIFT) test --sanitize=address --scratch-path .build-asan
+
+test-tsan: setup-test fixtures
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 clean:
 	rm -rf .build .build-*

@@ -18,7 +18,8 @@ import TestSupport
         let save = Task { try await controller.save(to: url) }
         await Task.detached { document.serializing.wait() }.value
         // The save is serializing now. If it held the controller, this edit
-        // would wait for it, and the save would give up after 10 seconds.
+        // would wait for it, and the save would give up after 2 minutes
+        // (long, so that a slow machine or a sanitizer build does not).
         await controller.update { $0.text = "edited during the save" }
         document.release.signal()
         try await save.value
@@ -75,7 +76,7 @@ final class GatedDocument: ReferenceFileDocument {
 
     func fileWrapper(snapshot: String, configuration: WriteConfiguration) throws -> FileWrapper {
         serializing.signal()
-        guard release.wait(timeout: .now() + 10) == .success else { throw CocoaError(.fileWriteUnknown) }
+        guard release.wait(timeout: .now() + 120) == .success else { throw CocoaError(.fileWriteUnknown) }
         return FileWrapper(regularFileWithContents: Data(snapshot.utf8))
     }
 }

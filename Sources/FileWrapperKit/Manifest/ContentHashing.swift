@@ -64,21 +64,28 @@ enum ContentHashing {
         return hasher.finalize()
     }
 
-    /// The workers' results: each slot written by one worker only, the
-    /// first failure kept under a lock.
+    /// The workers' results: each slot written by one worker only (a
+    /// buffer allocated once, not an array, whose every mutation would be
+    /// an access to the whole array), the first failure kept under a lock.
     private final class Results: @unchecked Sendable {
-        private var slots: [SHA256Digest?]
+        private let slots: UnsafeMutableBufferPointer<SHA256Digest?>
         private let failure = Mutex<FileWrapperError?>(nil)
         private let failed = Atomic<Bool>(false)
 
         init(count: Int) {
-            slots = Array(repeating: nil, count: count)
+            slots = .allocate(capacity: count)
+            slots.initialize(repeating: nil)
+        }
+
+        deinit {
+            slots.deinitialize()
+            slots.deallocate()
         }
 
         var hasFailed: Bool { failed.load(ordering: .relaxed) }
 
         func store(_ digest: SHA256Digest, at index: Int) {
-            slots.withUnsafeMutableBufferPointer { $0[index] = digest }
+            slots[index] = digest
         }
 
         func fail(_ error: FileWrapperError) {
