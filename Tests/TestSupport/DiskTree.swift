@@ -61,6 +61,16 @@ public struct DiskTree: Equatable, CustomStringConvertible {
         }
     }
 
+    /// The tree with every modification time zeroed: for comparing what
+    /// trees hold when their files' times depend on when they were written.
+    public var ignoringTimes: DiskTree {
+        var tree = self
+        for key in tree.entries.keys {
+            tree.entries[key]!.modified = timespecValue(seconds: 0, nanoseconds: 0)
+        }
+        return tree
+    }
+
     private static func xattrs(_ path: String) -> [String: Data] {
         var names = [CChar](repeating: 0, count: 4096)
         let length = cfs_llistxattr(path, &names, names.count)
