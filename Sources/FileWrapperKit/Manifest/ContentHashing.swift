@@ -67,18 +67,27 @@ enum ContentHashing {
     /// The workers' results: each slot written by one worker only, the
     /// first failure kept under a lock.
     private final class Results: @unchecked Sendable {
-        private var slots: [SHA256Digest?]
+        /// Allocated once and never moved, so that workers writing their
+        /// own slots touch nothing in common (an array's
+        /// `withUnsafeMutableBufferPointer` writes the array itself back,
+        /// from every worker at once: a data race).
+        private let slots: UnsafeMutableBufferPointer<SHA256Digest?>
         private let failure = Mutex<FileWrapperError?>(nil)
         private let failed = Atomic<Bool>(false)
 
         init(count: Int) {
-            slots = Array(repeating: nil, count: count)
+            slots = .allocate(capacity: count)
+            slots.initialize(repeating: nil)
+        }
+
+        deinit {
+            slots.deinitialize().deallocate()
         }
 
         var hasFailed: Bool { failed.load(ordering: .relaxed) }
 
         func store(_ digest: SHA256Digest, at index: Int) {
-            slots.withUnsafeMutableBufferPointer { $0[index] = digest }
+            slots[index] = digest
         }
 
         func fail(_ error: FileWrapperError) {
