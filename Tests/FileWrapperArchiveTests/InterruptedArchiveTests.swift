@@ -27,7 +27,12 @@ import TestSupport
         return tree
     }
 
-    @Test func packKilledLeavesTheOldArchiveOrTheNewOne() throws {
+    @Test func packKilledLeavesTheOldArchiveOrTheNewOne() async throws {
+        let tally = try await onThreadOfItsOwn(Self.killPacks)
+        #expect(tally.killed >= 50, "\(tally)")
+    }
+
+    static func killPacks() throws -> KillHarness.Tally {
         let directory = try TemporaryDirectory()
         let sources = try Self.writeVersions(files: 240, in: directory)
         let archive = directory.appending("Doc.zip")
@@ -39,7 +44,7 @@ import TestSupport
 
         var current = "B"
         var packing = "A"
-        let tally = try KillHarness.killRepeatedly(target: archive, kills: 50, maximumRuns: 300, duration: duration) {
+        return try KillHarness.killRepeatedly(target: archive, kills: 50, maximumRuns: 300, duration: duration) {
             packing = current == "A" ? "B" : "A"
             return pack(packing)
         } check: { run in
@@ -50,10 +55,16 @@ import TestSupport
             guard run.killed || found == packing else { throw KillHarness.Failure("a finished pack left version \(found)") }
             current = found
         }
-        #expect(tally.killed >= 50, "\(tally)")
     }
 
-    @Test func unpackIntoAFreshDestinationKilledLeavesNothingOrTheWholeTree() throws {
+    @Test func unpackIntoAFreshDestinationKilledLeavesNothingOrTheWholeTree() async throws {
+        let (tally, nothing) = try await onThreadOfItsOwn(Self.killFreshUnpacks)
+        #expect(tally.killed >= 40, "\(tally)")
+        #expect(nothing > 0, "no kill landed before the tree was in place")
+    }
+
+    /// Returns the tally and how many runs left nothing.
+    static func killFreshUnpacks() throws -> (KillHarness.Tally, Int) {
         let directory = try TemporaryDirectory()
         let sources = try Self.writeVersions(files: 120, in: directory)
         let archive = directory.appending("A.tar")
@@ -62,24 +73,27 @@ import TestSupport
         let duration = try KillHarness.measure(["unpack", archive.path, destination.path])
         let whole = try Self.unpacked(destination)
 
-        var outcomes = (nothing: 0, whole: 0)
+        var nothing = 0
         let tally = try KillHarness.killRepeatedly(target: destination, kills: 40, maximumRuns: 300, duration: duration) {
             if FileManager.default.fileExists(atPath: destination.path) { try FileManager.default.removeItem(at: destination) }
             return ["unpack", archive.path, destination.path]
         } check: { run in
             guard FileManager.default.fileExists(atPath: destination.path) else {
                 guard run.killed else { throw KillHarness.Failure("a finished unpack left no destination") }
-                outcomes.nothing += 1
+                nothing += 1
                 return
             }
             guard try Self.unpacked(destination) == whole else { throw KillHarness.Failure("the destination is not the whole tree") }
-            outcomes.whole += 1
         }
-        #expect(tally.killed >= 40, "\(tally)")
-        #expect(outcomes.nothing > 0, "no kill landed before the tree was in place: \(outcomes)")
+        return (tally, nothing)
     }
 
-    @Test func unpackWithForceKilledLeavesTheOldTreeOrTheNewOne() throws {
+    @Test func unpackWithForceKilledLeavesTheOldTreeOrTheNewOne() async throws {
+        let tally = try await onThreadOfItsOwn(Self.killReplacingUnpacks)
+        #expect(tally.killed >= 40, "\(tally)")
+    }
+
+    static func killReplacingUnpacks() throws -> KillHarness.Tally {
         let directory = try TemporaryDirectory()
         let sources = try Self.writeVersions(files: 120, in: directory)
         var archives: [String: URL] = [:]
@@ -95,7 +109,7 @@ import TestSupport
 
         var current = "B"
         var unpacking = "A"
-        let tally = try KillHarness.killRepeatedly(target: destination, kills: 40, maximumRuns: 300, duration: duration) {
+        return try KillHarness.killRepeatedly(target: destination, kills: 40, maximumRuns: 300, duration: duration) {
             unpacking = current == "A" ? "B" : "A"
             return ["unpack", archives[unpacking]!.path, destination.path, "--force"]
         } check: { run in
@@ -106,6 +120,5 @@ import TestSupport
             guard run.killed || found == unpacking else { throw KillHarness.Failure("a finished unpack left version \(found)") }
             current = found
         }
-        #expect(tally.killed >= 40, "\(tally)")
     }
 }

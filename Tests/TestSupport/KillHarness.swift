@@ -25,7 +25,7 @@ public enum KillHarness {
     }
 
     /// What a series of runs came to.
-    public struct Tally: CustomStringConvertible {
+    public struct Tally: Sendable, CustomStringConvertible {
         /// Runs killed mid-operation.
         public var killed = 0
         /// Runs that finished before their kill.
@@ -229,5 +229,15 @@ extension Disk {
         }
         try write(String(repeating: "same in every version ", count: size / 22), to: url.appendingPathComponent("unchanged.txt"))
         try write("{\"version\": \"\(version)\"}", to: url.appendingPathComponent("index.json"))
+    }
+}
+
+/// Runs `body` on a thread of its own and waits for it without holding one
+/// of Swift Concurrency's threads (there are as many as cores): for a test
+/// that blocks for seconds waiting on child processes, so that the tests
+/// beside it go on meanwhile.
+public func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
