@@ -6,9 +6,9 @@ import Glibc
 /// harness of the tests of interrupted writes.
 ///
 /// The child says when its operation starts (`--announce-start`); a kill
-/// waits a random time up to a little more than the operation's measured
-/// duration from then, so that almost every kill lands mid-operation
-/// whatever the cost of starting a process. Runs go on until the wanted
+/// waits a random time up to a little more than the operation's duration
+/// (measured, then followed from run to run) from then, so that almost
+/// every kill lands mid-operation whatever the cost of starting a process. Runs go on until the wanted
 /// number of kills landed before the child exited: a loaded machine makes a
 /// test take more runs, not fail.
 public enum KillHarness {
@@ -114,7 +114,12 @@ public enum KillHarness {
 
     /// Runs the child until `kills` runs were killed mid-operation (or
     /// `maximumRuns` runs were made), each killed at a random instant up to
-    /// 1.1 × `duration` into its operation, then once more to its end.
+    /// 1.1 × the operation's expected duration, then once more to its end.
+    /// The expected duration starts at `duration` and follows the load of
+    /// the machine: a run that finishes before its kill sets it to what that
+    /// run took, and each kill makes it 5% longer, so that the kills keep
+    /// reaching the end of the operation (where the swap is) however its
+    /// speed changes.
     /// `prepare` readies each run and returns its arguments; `check` judges
     /// the target after it. After every run the target's surroundings are
     /// checked too (``Surroundings``): nothing else in its directory
@@ -127,14 +132,17 @@ public enum KillHarness {
         let surroundings = try Surroundings(of: target)
         var tally = Tally()
         var killedChildren: Set<pid_t> = []
+        var expected = duration
         for _ in 0..<maximumRuns where tally.killed < kills {
-            let run = try run(prepare(), killingAfter: Double.random(in: 0...(duration * 1.1)))
+            let run = try run(prepare(), killingAfter: Double.random(in: 0...(expected * 1.1)))
             if run.killed {
                 tally.killed += 1
                 killedChildren.insert(run.pid)
+                expected *= 1.05
             } else {
                 guard run.status == 0 else { throw Failure("a run that was not killed failed (\(run.status)): \(run.stderr)") }
                 tally.finished += 1
+                expected = run.duration
             }
             try surroundings.check(leftoversOf: run.killed ? killedChildren : [])
             try check(run)
