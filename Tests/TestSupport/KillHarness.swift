@@ -8,20 +8,31 @@ import Glibc
 /// The child says when its operation starts (`--announce-start`); a kill
 /// waits a random time up to a little more than the operation's duration
 /// (measured, then followed from run to run) from then, so that almost
-/// every kill lands mid-operation whatever the cost of starting a process. Runs go on until the wanted
-/// number of kills landed before the child exited: a loaded machine makes a
-/// test take more runs, not fail.
+/// every kill lands mid-operation whatever the cost of starting a process.
+/// Runs go on until the wanted number of kills landed before the child
+/// exited: a loaded machine makes a test take more runs, not fail.
 public enum KillHarness {
     /// How one run of the child ended.
     public struct Run {
         public var pid: pid_t
-        /// Whether the SIGKILL landed before the child exited.
-        public var killed: Bool
         /// The exit status, when the child exited.
-        public var status: Int32
+        public var status: CInt
+        /// The signal that ended the child, 0 when it exited.
+        public var signal: CInt
         public var stderr: String
         /// Seconds from the announced start of the operation to the child's end.
         public var duration: TimeInterval
+
+        /// Whether the SIGKILL landed before the child exited.
+        public var killed: Bool { signal == SIGKILL }
+
+        /// Whether the child exited with status 0.
+        public var succeeded: Bool { signal == 0 && status == 0 }
+
+        /// How the child ended, and what it said on standard error.
+        public var ending: String {
+            (signal == 0 ? "exited with status \(status)" : "died of signal \(signal)") + (stderr.isEmpty ? "" : ": \(stderr)")
+        }
     }
 
     /// What a series of runs came to.
@@ -49,8 +60,8 @@ public enum KillHarness {
     /// its operation took; throws unless it succeeded.
     public static func measure(_ arguments: [String]) throws -> TimeInterval {
         let run = try run(arguments, killingAfter: nil)
-        guard run.status == 0 else {
-            throw Failure("fwk-test-child \(arguments.joined(separator: " ")) failed (\(run.status)): \(run.stderr)")
+        guard run.succeeded else {
+            throw Failure("fwk-test-child \(arguments.joined(separator: " ")) \(run.ending)")
         }
         return run.duration
     }
@@ -95,9 +106,8 @@ public enum KillHarness {
         var status: CInt = 0
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
         let duration = Date().timeIntervalSince(start)
-        let signal = status & 0x7F
         return Run(
-            pid: pid, killed: signal == SIGKILL, status: signal == 0 ? (status >> 8) & 0xFF : -1,
+            pid: pid, status: (status >> 8) & 0xFF, signal: status & 0x7F,
             stderr: String(decoding: FileHandle(fileDescriptor: errors.read).readDataToEndOfFile(), as: UTF8.self),
             duration: duration)
     }
@@ -120,6 +130,7 @@ public enum KillHarness {
     /// run took, and each kill makes it 5% longer, so that the kills keep
     /// reaching the end of the operation (where the swap is) however its
     /// speed changes.
+    ///
     /// `prepare` readies each run and returns its arguments; `check` judges
     /// the target after it. After every run the target's surroundings are
     /// checked too (``Surroundings``): nothing else in its directory
@@ -140,7 +151,7 @@ public enum KillHarness {
                 killedChildren.insert(run.pid)
                 expected *= 1.05
             } else {
-                guard run.status == 0 else { throw Failure("a run that was not killed failed (\(run.status)): \(run.stderr)") }
+                guard run.succeeded else { throw Failure("a run that was not killed \(run.ending)") }
                 tally.finished += 1
                 expected = run.duration
             }
@@ -148,7 +159,7 @@ public enum KillHarness {
             try check(run)
         }
         let last = try run(prepare(), killingAfter: nil)
-        guard last.status == 0 else { throw Failure("the last run failed (\(last.status)): \(last.stderr)") }
+        guard last.succeeded else { throw Failure("the last run \(last.ending)") }
         try surroundings.check(leftoversOf: [])
         try check(last)
         return tally
