@@ -66,7 +66,7 @@ let package = Package(
         // it under another user or time zone, or bound its memory.
         .executableTarget(
             name: "fwk-test-child",
-            dependencies: ["FileWrapperArchive"],
+            dependencies: ["FileWrapperDocument"],
             path: "Tests/TestChild"
         ),
         // Temporary directories and trees on disk, read independently of the library.
@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FileWrapperDocumentTests",
-            dependencies: ["FileWrapperDocument", "TestSupport"]
+            dependencies: ["FileWrapperDocument", "TestSupport", "fwk-test-child"]
         ),
     ],
     swiftLanguageModes: [.v6]

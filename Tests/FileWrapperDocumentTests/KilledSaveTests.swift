@@ -1,74 +1,81 @@
+import FileWrapperArchive
 import FileWrapperDocument
 import Foundation
-import Glibc
 import Testing
 import TestSupport
 
-/// What must hold (4): a document killed mid-save (SIGKILL, at many
-/// instants) is always readable afterwards, as the old version or the new
-/// one, whole; the next save removes what the killed one left.
+/// What must hold (4): a document killed mid-save (SIGKILL, at random
+/// instants, at least 40 times mid-save for a bundle and 30 for a zip
+/// container) is the old version or the new one, whole; nothing beside it
+/// changes; the next save removes what a killed one left.
 ///
-/// Each save runs in a child process (an exit test) that opens the
-/// document, rewrites every note, starts the save and kills itself after a
-/// random delay spread over the time a save takes.
+/// Each save is `fwk-test-child save-document`: it opens the document with
+/// a DocumentController, makes its files those of the other version (a few
+/// hundred files; one unchanged, which a bundle links) and saves in place.
 @Suite struct KilledSaveTests {
-    /// A notes document whose every note says `version`, large enough that a save takes a while.
-    static func notes(_ version: String) -> NotesDocument {
-        var document = NotesDocument(title: version)
-        for index in 0..<24 {
-            document.setNote("note-\(index)", "\(version) " + String(repeating: "\(version) \(index) ", count: 12_000))
+    @Test func aBundleKilledMidSaveIsOldOrNewWhole() async throws {
+        let tally = try await onThreadOfItsOwn {
+            try Self.killSaves(of: "Killed.files", files: 120, kills: 40, firstWrittenBy: "save") { try DiskTree($0).ignoringTimes }
         }
-        return document
+        #expect(tally.killed >= 40, "\(tally)")
     }
 
-    /// The version the document at `url` holds, or `nil` if it is a mix.
-    static func version(at url: URL) async throws -> String {
-        let document = try await DocumentController<NotesDocument>(contentsOf: url).document
-        let versions = Set(document.notes.values.map { String($0.prefix(while: { $0 != " " })) })
-        try #require(versions.count == 1 && versions.first == document.index.title, "a mix of versions: \(versions), title \(document.index.title)")
-        try #require(document.notes.count == 24)
-        return document.index.title
+    @Test func aZipContainerKilledMidSaveIsOldOrNewWhole() async throws {
+        let tally = try await onThreadOfItsOwn {
+            try Self.killSaves(of: "Killed.zip", files: 240, kills: 30, firstWrittenBy: "pack", "zip") { try Self.files(ofContainer: $0) }
+        }
+        #expect(tally.killed >= 30, "\(tally)")
     }
 
-    @Test(arguments: ["Killed.notes", "Killed.noteszip"])
-    func killedAtRandomInstantsTheDocumentIsOldOrNewWhole(name: String) async throws {
-        DocumentFixtures.registerNotesTypes()
+    /// Saves the document `name` (versions A and B of `files` files in
+    /// turn), killing saves until `kills` were killed mid-save; `contents`
+    /// reads what the document holds, which must be one version's after
+    /// every run. A bundle's save syncs the file system, so it has fewer
+    /// files, to keep the test short.
+    static func killSaves<Contents: Equatable>(
+        of name: String, files: Int, kills: Int, firstWrittenBy command: String..., contents: (URL) throws -> Contents
+    ) throws -> KillHarness.Tally {
         let directory = try TemporaryDirectory()
-        let url = directory.appending(name)
-        try await DocumentController(newDocument: Self.notes("B")).save(to: url)
-        // Time a save as the child makes it: of an opened document, every note changed.
-        let timed = try await DocumentController<NotesDocument>(contentsOf: url)
-        await timed.update { $0 = Self.notes("A") }
-        let started = Date()
-        try await timed.save()
-        let saveDuration = Date().timeIntervalSince(started)
+        var sources: [String: URL] = [:]
+        for version in ["A", "B"] {
+            sources[version] = directory.appending("\(version).source")
+            try Disk.writeVersion(version, files: files, size: 10_000, at: sources[version]!)
+        }
+        let document = directory.appending(name)
+        _ = try KillHarness.measure(command + [sources["A"]!.path, document.path])
+        func save(_ version: String) -> [String] { ["save-document", sources[version]!.path, document.path] }
+        _ = try KillHarness.measure(save("B"))
+        let b = try contents(document)
+        let duration = try KillHarness.measure(save("A"))
+        let versions = ["A": try contents(document), "B": b]
 
         var current = "A"
-        var outcomes: [String: Int] = [:]
-        for _ in 0..<24 {
-            let next = current == "A" ? "B" : "A"
-            let delay = UInt32(Double.random(in: 0...(saveDuration * 1.2)) * 1_000_000)
-            await #expect(processExitsWith: .signal(SIGKILL)) { [path = url.path as String, next = next as String, delay = delay as UInt32] in
-                DocumentFixtures.registerNotesTypes()
-                let controller = try await DocumentController<NotesDocument>(contentsOf: URL(fileURLWithPath: path))
-                await controller.update { $0 = KilledSaveTests.notes(next) }
-                let save = Task { try await controller.save() }
-                usleep(delay)
-                kill(getpid(), SIGKILL)
-                _ = try await save.value
+        var saving = "B"
+        return try KillHarness.killRepeatedly(target: document, kills: kills, maximumRuns: 300, duration: duration) {
+            saving = current == "A" ? "B" : "A"
+            return save(saving)
+        } check: { run in
+            let onDisk = try contents(document)
+            guard let found = versions.first(where: { $0.value == onDisk })?.key else {
+                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished save") the document is neither version")
             }
-            let found = try await Self.version(at: url)
-            outcomes[found == next ? "new" : "old", default: 0] += 1
-            if try Disk.names(in: directory.url).count > 1 { outcomes["left a temporary", default: 0] += 1 }
+            guard run.killed || found == saving else { throw KillHarness.Failure("a finished save left version \(found)") }
             current = found
         }
-        #expect(outcomes["old", default: 0] > 0, "no save was killed before it finished: \(outcomes)")
+    }
 
-        let last = current == "A" ? "B" : "A"
-        let controller = try await DocumentController<NotesDocument>(contentsOf: url)
-        await controller.update { $0 = Self.notes(last) }
-        try await controller.save()
-        #expect(try await Self.version(at: url) == last)
-        #expect(try Disk.names(in: directory.url) == [name], "a killed save's temporary was not removed")
+    /// The regular files of the zip container at `url` by path: what the
+    /// document holds (the files' times are those of its saves).
+    static func files(ofContainer url: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        var pending = [("", try ArchiveReader.fileWrapper(contentsOf: url, formats: .zip))]
+        while let (path, wrapper) = pending.popLast() {
+            if wrapper.isDirectory {
+                pending += wrapper.fileWrappers!.map { (path.isEmpty ? $0.key : path + "/" + $0.key, $0.value) }
+            } else {
+                files[path] = try wrapper.readRegularFileContents()
+            }
+        }
+        return files
     }
 }

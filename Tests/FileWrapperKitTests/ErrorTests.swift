@@ -97,7 +97,7 @@ import TestSupport
         }
 
         #expect(error.code == .outOfSpace)
-        #expect(String(describing: error).contains("big.bin\") failed: No space left on device (ENOSPC)"), "\(error)")
+        #expect(String(describing: error).contains("(\"\(package.path)/big.bin\") failed: No space left on device (ENOSPC)"), "the error names the file at its destination: \(error)")
         #expect(try DiskTree(package) == before)
         #expect(try Disk.names(in: mountPoint) == ["Doc.package"], "the temporary was left behind")
     }

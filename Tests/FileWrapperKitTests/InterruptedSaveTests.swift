@@ -1,60 +1,42 @@
 import Foundation
-import Glibc
 import Testing
 import TestSupport
-@testable import FileWrapperKit
 
-/// An atomic save killed at any instant (at least 30 kills that land
-/// mid-save) leaves the old document or the new one, whole; the next save
-/// removes what the killed ones left.
+/// An atomic save over an existing package, killed (SIGKILL) at random
+/// instants in a child process, at least 30 times mid-save: the document is
+/// the old version or the new one, whole; nothing beside it changes; the
+/// next save removes what the killed ones left.
 @Suite struct InterruptedSaveTests {
-    /// A package whose every file says which version it belongs to; the two
-    /// versions have different names too, so a mix is visible.
-    static func makeVersion(_ version: String, at url: URL) throws {
-        let chunk = String(repeating: "\(version) ", count: 16 * 1024)
-        for index in 0..<120 {
-            try Disk.write(chunk, to: url.appendingPathComponent("Pages-\(version)/\(index % 10)/page-\(index).txt"))
-        }
-        try Disk.write("{\"version\": \"\(version)\"}", to: url.appendingPathComponent("index.json"))
+    @Test func killedAtRandomInstantsTheDocumentIsOldOrNewWhole() async throws {
+        let tally = try await onThreadOfItsOwn(Self.killSaves)
+        #expect(tally.killed >= 30, "\(tally)")
     }
 
-    @Test func killedAtRandomInstantsTheDocumentIsOldOrNewWhole() throws {
+    static func killSaves() throws -> KillHarness.Tally {
         let directory = try TemporaryDirectory()
-        let versions = ["A": directory.appending("A.source"), "B": directory.appending("B.source")]
-        for (name, url) in versions { try Self.makeVersion(name, at: url) }
-        let trees = try versions.mapValues { try DiskTree($0, directoryTimes: false) }
+        var sources: [String: URL] = [:]
+        for version in ["A", "B"] {
+            sources[version] = directory.appending("\(version).source")
+            try Disk.writeVersion(version, files: 120, size: 10_000, at: sources[version]!)
+        }
+        let trees = try sources.mapValues { try DiskTree($0, directoryTimes: false) }
         let document = directory.appending("Doc.package")
-        let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child").path
-        try #require(Disk.run(child, ["save", versions["A"]!.path, document.path]).status == 0)
-
-        let started = Date()
-        try #require(Disk.run(child, ["save", versions["B"]!.path, document.path]).status == 0)
-        let saveDuration = Date().timeIntervalSince(started)
+        func save(_ version: String) -> [String] { ["save", sources[version]!.path, document.path] }
+        _ = try KillHarness.measure(save("A"))
+        let duration = try KillHarness.measure(save("B"))
 
         var current = "B"
-        var outcomes: [String: Int] = [:]
-        // At least 30 kills must land mid-save; under a loaded machine the
-        // saves' speed varies, so keep going (to 240 tries) until they have.
-        for _ in 0..<240 where outcomes["killed", default: 0] < 30 {
-            let next = current == "A" ? "B" : "A"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: child)
-            process.arguments = ["save", versions[next]!.path, document.path]
-            try process.run()
-            usleep(useconds_t(Double.random(in: 0...(saveDuration * 1.2)) * 1_000_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-
+        var saving = "A"
+        return try KillHarness.killRepeatedly(target: document, kills: 30, maximumRuns: 240, duration: duration) {
+            saving = current == "A" ? "B" : "A"
+            return save(saving)
+        } check: { run in
             let onDisk = try DiskTree(document, directoryTimes: false)
-            let whole = trees.first { $0.value == onDisk }?.key
-            try #require(whole != nil, "after a kill the document is neither version:\n\(onDisk)")
-            current = whole!
-            outcomes[process.terminationReason == .uncaughtSignal ? "killed" : "finished", default: 0] += 1
+            guard let found = trees.first(where: { $0.value == onDisk })?.key else {
+                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished save") the document is neither version:\n\(onDisk)")
+            }
+            guard run.killed || found == saving else { throw KillHarness.Failure("a finished save left version \(found)") }
+            current = found
         }
-        #expect(outcomes["killed", default: 0] >= 30, "too few saves were actually killed: \(outcomes)")
-
-        try #require(Disk.run(child, ["save", versions["A"]!.path, document.path]).status == 0)
-        #expect(try Disk.names(in: directory.url) == ["A.source", "B.source", "Doc.package"])
-        #expect(try DiskTree(document, directoryTimes: false) == trees["A"])
     }
 }

@@ -7,15 +7,22 @@
 //                                                  pack the bundle SOURCE into ARCHIVE (FORMAT: an extension such as tar.gz)
 //   fwk-test-child unpack ARCHIVE DESTINATION [--force]
 //                                                  unpack ARCHIVE into DESTINATION, replacing it with --force
+//   fwk-test-child save-document SOURCE DOCUMENT  open DOCUMENT (a package, or a zip container if it ends in .zip)
+//                                                  with DocumentController, make its files SOURCE's, save it in place
+//
+// With --announce-start, every command first prints "started" and a newline
+// on standard output, so that a test can time (and kill) the operation
+// itself rather than the process's start.
 //
 // Exits 0 on success; on error prints the error on standard error and exits 2.
 import Foundation
 
-let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [String], _ flags: Set<String>) throws -> Void)] = [
+let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [String], _ flags: Set<String>) async throws -> Void)] = [
     "save": (2, "save SOURCE DESTINATION", save),
     "read": (1, "read PATH", read),
     "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
     "unpack": (2, "unpack ARCHIVE DESTINATION [--force]", unpack),
+    "save-document": (2, "save-document SOURCE DOCUMENT", saveDocument),
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -26,8 +33,11 @@ guard let name = arguments.first, let command = commands[name], arguments.count 
     FileHandle.standardError.write(Data("usage:\n\(usage)\n".utf8))
     exit(2)
 }
+if flags.contains("--announce-start") {
+    FileHandle.standardOutput.write(Data("started\n".utf8))
+}
 do {
-    try command.run(Array(arguments.dropFirst()), flags)
+    try await command.run(Array(arguments.dropFirst()), flags)
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(2)

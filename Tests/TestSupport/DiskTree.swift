@@ -61,6 +61,16 @@ public struct DiskTree: Equatable, CustomStringConvertible {
         }
     }
 
+    /// The tree with every modification time zeroed: for comparing what
+    /// trees hold when their files' times depend on when they were written.
+    public var ignoringTimes: DiskTree {
+        var tree = self
+        for key in tree.entries.keys {
+            tree.entries[key]!.modified = timespecValue(seconds: 0, nanoseconds: 0)
+        }
+        return tree
+    }
+
     private static func xattrs(_ path: String) -> [String: Data] {
         var names = [CChar](repeating: 0, count: 4096)
         let length = cfs_llistxattr(path, &names, names.count)
@@ -121,12 +131,14 @@ public enum Disk {
         return Int(info.st_nlink)
     }
 
-    /// Mounts a tmpfs of `size` (such as `1m`) on a new directory `name`
-    /// inside `directory`. Needs root; undo with ``unmount(_:)``.
-    public static func mountTmpfs(size: String, named name: String, in directory: TemporaryDirectory) throws -> URL {
+    /// Mounts a tmpfs of `size` (such as `1m`), and of at most `inodes`
+    /// files and directories when given, on a new directory `name` inside
+    /// `directory`. Needs root; undo with ``unmount(_:)``.
+    public static func mountTmpfs(size: String, inodes: Int? = nil, named name: String, in directory: TemporaryDirectory) throws -> URL {
         let mountPoint = directory.appending(name)
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        let result = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint.path])
+        let options = "size=\(size)" + (inodes.map { ",nr_inodes=\($0)" } ?? "")
+        let result = try run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", mountPoint.path])
         guard result.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: result.stderr]) }
         return mountPoint
     }

@@ -86,13 +86,12 @@ final class ArchiveWriteHandle {
         try check(archive_write_set_format_option(archive, module, option, value))
     }
 
-    /// Writes to the open descriptor `fd`, which the caller keeps and closes.
-    /// A zip goes through a callback like any sink, for its UTC times.
+    /// Writes to the open descriptor `fd`, which the caller keeps and closes,
+    /// through a callback like any sink: a zip for its UTC times, and every
+    /// format so that a failed write (a full disk) is an error that names
+    /// the file, the call and the errno, where libarchive's own descriptor
+    /// writer says only "Write error".
     func open(fd: CInt) throws {
-        guard options.format.container == .zip else {
-            try ArchiveLocale.withUTF8 { try check(archive_write_open_fd(archive, fd)) }
-            return
-        }
         try open { [name] bytes in
             try ArchiveError.io(archive: name) { try Syscall.writeAll(bytes, to: fd, path: { name }) }
         }
@@ -211,9 +210,13 @@ final class ArchiveWriteHandle {
     }
 
     /// Throws for a status below `ARCHIVE_WARN`, with libarchive's message,
-    /// or the error a sink threw.
+    /// or the error a sink threw, naming the entry being written.
     private func check(_ status: CInt, entry path: String? = nil) throws {
         guard status < ARCHIVE_WARN else { return }
+        if var error = sink?.error as? ArchiveError, error.entry == nil {
+            error.entry = path
+            throw error
+        }
         if let error = sink?.error { throw error }
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed (status \(status))"
         throw ArchiveError(.libarchive, archive: name, entry: path, message: message)

@@ -22,7 +22,7 @@ struct TreeReader {
             wrapper.attributes = FileWrapper.Attributes(info, extendedAttributes: xattrs)
             wrapper.contents = RegularFileContents(disk: file, mayMap: !options.contains(.withoutMapping))
             if options.contains(.immediate) {
-                _ = try wrapper.contents.load()
+                _ = try wrapper.loadContents()
             }
         case .symbolicLink:
             wrapper.become(.symbolicLink)

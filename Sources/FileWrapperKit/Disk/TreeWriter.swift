@@ -36,11 +36,13 @@ struct TreeWriter {
     }
 
     /// Writes `root` as `name` inside `parent`. On failure, removes what it
-    /// created and rethrows.
+    /// created and rethrows. Errors name paths as they will be once in
+    /// place (below `finalPath`), not in a temporary that is gone by the
+    /// time the caller reads them.
     func write(
         _ root: FileWrapper, as name: String, in parent: CInt, parentPath: String, original: Original?
     ) throws(FileWrapperError) -> Outcome {
-        let path = PathDisplay.join(parentPath, [name])
+        let path = finalPath
         var outcome = Outcome()
         let (finalParent, finalName) = TreeReader.split(finalPath)
         switch root.kind {

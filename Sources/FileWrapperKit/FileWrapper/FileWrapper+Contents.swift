@@ -59,17 +59,18 @@ struct RegularFileContents {
 extension FileWrapper {
     /// A regular file's contents, read from disk on first access; `nil` for
     /// other kinds and when reading fails (``readRegularFileContents()``
-    /// says why).
+    /// says why). Safe from several threads at once.
     public var regularFileContents: Data? {
         guard kind == .regularFile else { return nil }
-        return try? contents.load()
+        return try? loadContents()
     }
 
     /// A regular file's contents, read from disk on first access, or the
-    /// error that names the file and the failing call.
+    /// error that names the file and the failing call. Safe from several
+    /// threads at once.
     public func readRegularFileContents() throws -> Data {
         precondition(kind == .regularFile, "readRegularFileContents() called on a wrapper that is not a regular file")
-        return try contents.load()
+        return try loadContents()
     }
 
     /// Whether a regular file's bytes are in memory (a test hook: proves

@@ -38,7 +38,7 @@ extension FileWrapper {
                 guard let identity = theirs.contents.disk.first?.identity else { return false }
                 if mine.contents.disk.contains(where: { $0.identity == identity }) { continue }
                 guard mine.contents.disk.isEmpty, let data = mine.contents.data,
-                      data.count == identity.size, (try? theirs.contents.load()) == data
+                      data.count == identity.size, (try? theirs.loadContents()) == data
                 else { return false }
             case .directory:
                 guard Set(mine.children.keys) == Set(theirs.children.keys) else { return false }

@@ -9,8 +9,15 @@ import Foundation
 /// writes through directory descriptors, atomically when asked, and
 /// hard-links the files that have not changed since they were read.
 ///
-/// Like Foundation's, a wrapper is a mutable reference type and is not safe
-/// to use from several threads at once.
+/// A wrapper is a mutable reference type. Reading a tree from several
+/// threads at once is safe while no thread changes it: kinds, names,
+/// children, attributes, symlink targets, contents (lazily read contents
+/// are loaded once, under a lock), manifests and digests, packing it, and
+/// `matchesContents(of:)`. Changing it — a setter, adding or removing a
+/// child, `read(from:options:)`, or `write(to:options:originalContentsURL:)`
+/// (which records where it wrote each file, and with `.withNameUpdating`
+/// renames) — needs the tree to itself, as with Foundation's, which is not
+/// safe to share between threads at all.
 open class FileWrapper {
     /// What a wrapper represents.
     enum Kind {
@@ -20,8 +27,25 @@ open class FileWrapper {
     private(set) var kind: Kind
     /// A directory's children by key.
     var children: [String: FileWrapper] = [:]
-    /// A regular file's contents.
-    var contents = RegularFileContents()
+    /// A regular file's contents; used only under the wrapper's lock
+    /// (``StripedLocks``), through `contents` and `loadContents()`: the
+    /// first read of lazily read contents fills them in, and readers on
+    /// several threads must not race to do it.
+    private var lockedContents = RegularFileContents()
+
+    /// A regular file's contents (a copy, taken under the lock; setting
+    /// replaces them under the lock).
+    var contents: RegularFileContents {
+        get { StripedLocks.withLock(for: self) { lockedContents } }
+        set { StripedLocks.withLock(for: self) { lockedContents = newValue } }
+    }
+
+    /// The contents, loaded under the lock, so that the first readers on
+    /// several threads read the file once and keep one copy.
+    func loadContents() throws(FileWrapperError) -> Data {
+        try StripedLocks.withLock(for: self) { () throws(FileWrapperError) in try lockedContents.load() }
+    }
+
     /// A symbolic link's target, byte for byte.
     var linkTarget: [UInt8] = []
     /// Directories that hold this wrapper, so that a new preferred filename

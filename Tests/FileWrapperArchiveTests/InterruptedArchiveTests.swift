@@ -1,0 +1,124 @@
+import FileWrapperArchive
+import Foundation
+import Testing
+import TestSupport
+
+/// Pack and unpack killed (SIGKILL) at random instants, in a child process,
+/// at least 50 times mid-pack and 40 mid-unpack: the archive or the unpacked tree
+/// is the old version or the new one, whole (an unpack into a fresh
+/// destination leaves nothing or the whole tree); nothing beside it
+/// changes; what a killed run left, the next run removes.
+@Suite struct InterruptedArchiveTests {
+    /// Each version's package: `files` files of 10 kB.
+    static func writeVersions(files: Int, in directory: TemporaryDirectory) throws -> [String: URL] {
+        var sources: [String: URL] = [:]
+        for version in ["A", "B"] {
+            sources[version] = directory.appending("\(version).source")
+            try Disk.writeVersion(version, files: files, size: 10_000, at: sources[version]!)
+        }
+        return sources
+    }
+
+    /// The tree unpacked at `url`, but for the time of its root, which is
+    /// when the unpack made its last entry (the archives have no root entry).
+    static func unpacked(_ url: URL) throws -> DiskTree {
+        var tree = try DiskTree(url)
+        tree.entries[""]?.modified = DiskTree.timespecValue(seconds: 0, nanoseconds: 0)
+        return tree
+    }
+
+    @Test func packKilledLeavesTheOldArchiveOrTheNewOne() async throws {
+        let tally = try await onThreadOfItsOwn(Self.killPacks)
+        #expect(tally.killed >= 50, "\(tally)")
+    }
+
+    static func killPacks() throws -> KillHarness.Tally {
+        let directory = try TemporaryDirectory()
+        let sources = try Self.writeVersions(files: 240, in: directory)
+        let archive = directory.appending("Doc.zip")
+        func pack(_ version: String) -> [String] { ["pack", "zip", sources[version]!.path, archive.path, "--reproducible"] }
+        _ = try KillHarness.measure(pack("A"))
+        let a = try Data(contentsOf: archive)
+        let duration = try KillHarness.measure(pack("B"))
+        let versions = ["A": a, "B": try Data(contentsOf: archive)]
+
+        var current = "B"
+        var packing = "A"
+        return try KillHarness.killRepeatedly(target: archive, kills: 50, maximumRuns: 300, duration: duration) {
+            packing = current == "A" ? "B" : "A"
+            return pack(packing)
+        } check: { run in
+            let onDisk = try Data(contentsOf: archive)
+            guard let found = versions.first(where: { $0.value == onDisk })?.key else {
+                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished run") the archive is neither version (\(onDisk.count) bytes)")
+            }
+            guard run.killed || found == packing else { throw KillHarness.Failure("a finished pack left version \(found)") }
+            current = found
+        }
+    }
+
+    @Test func unpackIntoAFreshDestinationKilledLeavesNothingOrTheWholeTree() async throws {
+        let (tally, nothing) = try await onThreadOfItsOwn(Self.killFreshUnpacks)
+        #expect(tally.killed >= 40, "\(tally)")
+        #expect(nothing > 0, "no kill landed before the tree was in place")
+    }
+
+    /// Returns the tally and how many runs left nothing.
+    static func killFreshUnpacks() throws -> (KillHarness.Tally, Int) {
+        let directory = try TemporaryDirectory()
+        let sources = try Self.writeVersions(files: 120, in: directory)
+        let archive = directory.appending("A.tar")
+        _ = try KillHarness.measure(["pack", "tar", sources["A"]!.path, archive.path])
+        let destination = directory.appending("Unpacked")
+        let duration = try KillHarness.measure(["unpack", archive.path, destination.path])
+        let whole = try Self.unpacked(destination)
+
+        var nothing = 0
+        let tally = try KillHarness.killRepeatedly(target: destination, kills: 40, maximumRuns: 300, duration: duration) {
+            if FileManager.default.fileExists(atPath: destination.path) { try FileManager.default.removeItem(at: destination) }
+            return ["unpack", archive.path, destination.path]
+        } check: { run in
+            guard FileManager.default.fileExists(atPath: destination.path) else {
+                guard run.killed else { throw KillHarness.Failure("a finished unpack left no destination") }
+                nothing += 1
+                return
+            }
+            guard try Self.unpacked(destination) == whole else { throw KillHarness.Failure("the destination is not the whole tree") }
+        }
+        return (tally, nothing)
+    }
+
+    @Test func unpackWithForceKilledLeavesTheOldTreeOrTheNewOne() async throws {
+        let tally = try await onThreadOfItsOwn(Self.killReplacingUnpacks)
+        #expect(tally.killed >= 40, "\(tally)")
+    }
+
+    static func killReplacingUnpacks() throws -> KillHarness.Tally {
+        let directory = try TemporaryDirectory()
+        let sources = try Self.writeVersions(files: 120, in: directory)
+        var archives: [String: URL] = [:]
+        for version in ["A", "B"] {
+            archives[version] = directory.appending("\(version).tar.gz")
+            _ = try KillHarness.measure(["pack", "tar.gz", sources[version]!.path, archives[version]!.path])
+        }
+        let destination = directory.appending("Unpacked")
+        _ = try KillHarness.measure(["unpack", archives["A"]!.path, destination.path])
+        let a = try Self.unpacked(destination)
+        let duration = try KillHarness.measure(["unpack", archives["B"]!.path, destination.path, "--force"])
+        let versions = ["A": a, "B": try Self.unpacked(destination)]
+
+        var current = "B"
+        var unpacking = "A"
+        return try KillHarness.killRepeatedly(target: destination, kills: 40, maximumRuns: 300, duration: duration) {
+            unpacking = current == "A" ? "B" : "A"
+            return ["unpack", archives[unpacking]!.path, destination.path, "--force"]
+        } check: { run in
+            let onDisk = try Self.unpacked(destination)
+            guard let found = versions.first(where: { $0.value == onDisk })?.key else {
+                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished run") the destination is neither version:\n\(onDisk)")
+            }
+            guard run.killed || found == unpacking else { throw KillHarness.Failure("a finished unpack left version \(found)") }
+            current = found
+        }
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import Glibc
+
+/// Kills a child process (`fwk-test-child`) with SIGKILL at random instants
+/// of an operation on a target, and checks what each kill left: the
+/// harness of the tests of interrupted writes.
+///
+/// The child says when its operation starts (`--announce-start`); a kill
+/// waits a random time up to a little more than the operation's duration
+/// (measured, then followed from run to run) from then, so that almost
+/// every kill lands mid-operation whatever the cost of starting a process.
+/// Runs go on until the wanted number of kills landed before the child
+/// exited: a loaded machine makes a test take more runs, not fail.
+public enum KillHarness {
+    /// How one run of the child ended.
+    public struct Run {
+        public var pid: pid_t
+        /// The exit status, when the child exited.
+        public var status: CInt
+        /// The signal that ended the child, 0 when it exited.
+        public var signal: CInt
+        public var stderr: String
+        /// Seconds from the announced start of the operation to the child's end.
+        public var duration: TimeInterval
+
+        /// Whether the SIGKILL landed before the child exited.
+        public var killed: Bool { signal == SIGKILL }
+
+        /// Whether the child exited with status 0.
+        public var succeeded: Bool { signal == 0 && status == 0 }
+
+        /// How the child ended, and what it said on standard error.
+        public var ending: String {
+            (signal == 0 ? "exited with status \(status)" : "died of signal \(signal)") + (stderr.isEmpty ? "" : ": \(stderr)")
+        }
+    }
+
+    /// What a series of runs came to.
+    public struct Tally: Sendable, CustomStringConvertible {
+        /// Runs killed mid-operation.
+        public var killed = 0
+        /// Runs that finished before their kill.
+        public var finished = 0
+
+        public var description: String { "\(killed) killed mid-operation, \(finished) finished" }
+    }
+
+    /// A broken promise, thrown so that the test fails with what was found.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(_ description: String) {
+            self.description = description
+        }
+    }
+
+    public static let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child")
+
+    /// Runs `fwk-test-child arguments...` to its end and returns how long
+    /// its operation took; throws unless it succeeded.
+    public static func measure(_ arguments: [String]) throws -> TimeInterval {
+        let run = try run(arguments, killingAfter: nil)
+        guard run.succeeded else {
+            throw Failure("fwk-test-child \(arguments.joined(separator: " ")) \(run.ending)")
+        }
+        return run.duration
+    }
+
+    /// Runs `fwk-test-child arguments...` and, with `delay`, sends it
+    /// SIGKILL that many seconds after its operation started, unless it
+    /// ended before.
+    ///
+    /// The child is spawned and waited for with `posix_spawn` and `waitpid`
+    /// rather than Foundation's `Process`, whose `waitUntilExit()` spins on
+    /// a run loop and starves the children of the tests that run beside.
+    /// Its standard error goes through a pipe read once it has ended: a
+    /// child writes one line of error at most.
+    public static func run(_ arguments: [String], killingAfter delay: TimeInterval?) throws -> Run {
+        let announcements = try pipe()
+        let errors = try pipe()
+        defer { close(announcements.read); close(errors.read) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, announcements.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        let argv = ([child.path] + arguments + ["--announce-start"]).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, child.path, &actions, nil, argv, environ)
+        close(announcements.write)
+        close(errors.write)
+        guard spawned == 0 else { throw Failure("cannot run \(child.path): \(String(cString: strerror(spawned)))") }
+
+        // "started\n", or nothing if the child failed before its operation.
+        var started = [UInt8](repeating: 0, count: 8)
+        let announced = read(announcements.read, &started, started.count) > 0
+        let start = Date()
+        // Wait for the delay or the end of the child's output (its exit),
+        // whichever comes first, then kill.
+        var output = pollfd(fd: announcements.read, events: Int16(POLLIN), revents: 0)
+        if let delay, announced, poll(&output, 1, CInt(delay * 1000)) == 0 {
+            kill(pid, SIGKILL)
+        }
+        var status: CInt = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        let duration = Date().timeIntervalSince(start)
+        return Run(
+            pid: pid, status: (status >> 8) & 0xFF, signal: status & 0x7F,
+            stderr: String(decoding: FileHandle(fileDescriptor: errors.read).readDataToEndOfFile(), as: UTF8.self),
+            duration: duration)
+    }
+
+    /// A pipe whose ends are closed in every program the test process runs
+    /// (`FD_CLOEXEC`), so that a child that another test starts meanwhile
+    /// does not hold it open. (Swift's Glibc module has no `pipe2`.)
+    private static func pipe() throws -> (read: CInt, write: CInt) {
+        var fds: [CInt] = [0, 0]
+        guard Glibc.pipe(&fds) == 0 else { throw Failure("pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
+    }
+
+    /// Runs the child until `kills` runs were killed mid-operation (or
+    /// `maximumRuns` runs were made), each killed at a random instant up to
+    /// 1.1 × the operation's expected duration, then once more to its end.
+    /// The expected duration starts at `duration` and follows the load of
+    /// the machine: a run that finishes before its kill sets it to what that
+    /// run took, and each kill makes it 5% longer, so that the kills keep
+    /// reaching the end of the operation (where the swap is) however its
+    /// speed changes.
+    ///
+    /// `prepare` readies each run and returns its arguments; `check` judges
+    /// the target after it. After every run the target's surroundings are
+    /// checked too (``Surroundings``): nothing else in its directory
+    /// changed, and temporaries are left only by killed runs, never after a
+    /// run that finished.
+    public static func killRepeatedly(
+        target: URL, kills: Int, maximumRuns: Int, duration: TimeInterval,
+        prepare: () throws -> [String], check: (Run) throws -> Void
+    ) throws -> Tally {
+        let surroundings = try Surroundings(of: target)
+        var tally = Tally()
+        var killedChildren: Set<pid_t> = []
+        var expected = duration
+        for _ in 0..<maximumRuns where tally.killed < kills {
+            let run = try run(prepare(), killingAfter: Double.random(in: 0...(expected * 1.1)))
+            if run.killed {
+                tally.killed += 1
+                killedChildren.insert(run.pid)
+                expected *= 1.05
+            } else {
+                guard run.succeeded else { throw Failure("a run that was not killed \(run.ending)") }
+                tally.finished += 1
+                expected = run.duration
+            }
+            try surroundings.check(leftoversOf: run.killed ? killedChildren : [])
+            try check(run)
+        }
+        let last = try run(prepare(), killingAfter: nil)
+        guard last.succeeded else { throw Failure("the last run \(last.ending)") }
+        try surroundings.check(leftoversOf: [])
+        try check(last)
+        return tally
+    }
+}
+
+/// What is around a target: the other names in its directory and the
+/// status of everything below them. An operation on the target must change
+/// nothing of it; it may leave temporaries of its own
+/// (`.<target>.fwk-save-<pid>-...`) only when killed, and the next run that
+/// finishes removes them.
+public struct Surroundings {
+    public let target: URL
+    private let siblings: [String: [String: [Int]]]
+
+    public init(of target: URL) throws {
+        self.target = target
+        let parent = target.deletingLastPathComponent()
+        var siblings: [String: [String: [Int]]] = [:]
+        for name in try Disk.names(in: parent) where name != target.lastPathComponent {
+            siblings[name] = try Self.status(below: parent.appendingPathComponent(name))
+        }
+        self.siblings = siblings
+    }
+
+    /// Throws unless the directory holds the siblings, unchanged, the
+    /// target or nothing in its place, and beside them only temporaries of
+    /// the target made by the processes `pids`.
+    public func check(leftoversOf pids: Set<pid_t>) throws {
+        let parent = target.deletingLastPathComponent()
+        let temporary = "." + target.lastPathComponent + ".fwk-save-"
+        for name in try Disk.names(in: parent) where name != target.lastPathComponent {
+            if let sibling = siblings[name] {
+                guard try Self.status(below: parent.appendingPathComponent(name)) == sibling else {
+                    throw KillHarness.Failure("\(name), beside the target, changed")
+                }
+            } else if name.hasPrefix(temporary), let pid = pid_t(name.dropFirst(temporary.count).prefix { $0 != "-" }), pids.contains(pid) {
+                continue
+            } else {
+                throw KillHarness.Failure("\(name) appeared beside the target (temporaries allowed from \(pids.sorted()))")
+            }
+        }
+        for name in siblings.keys where !FileManager.default.fileExists(atPath: parent.appendingPathComponent(name).path) {
+            throw KillHarness.Failure("\(name), beside the target, disappeared")
+        }
+    }
+
+    /// Each item below `url` (itself included) by relative path, with its
+    /// `lstat` fields that any change touches: inode, mode, size, link
+    /// count, modification and change times (writing, renaming in or out,
+    /// linking, changing modes or extended attributes all set the change
+    /// time). Cheaper than reading contents, and as strict.
+    private static func status(below url: URL) throws -> [String: [Int]] {
+        var result: [String: [Int]] = [:]
+        var pending = [""]
+        while let relative = pending.popLast() {
+            let path = relative.isEmpty ? url.path : url.path + "/" + relative
+            var info = stat()
+            guard lstat(path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno)!) }
+            result[relative] = [Int(info.st_ino), Int(info.st_mode), Int(info.st_size), Int(info.st_nlink),
+                                info.st_mtim.tv_sec, info.st_mtim.tv_nsec, info.st_ctim.tv_sec, info.st_ctim.tv_nsec]
+            if info.st_mode & S_IFMT == S_IFDIR {
+                for name in try FileManager.default.contentsOfDirectory(atPath: path) {
+                    pending.append(relative.isEmpty ? name : relative + "/" + name)
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension Disk {
+    /// Writes version `version` of a package at `url`: `files` regular files
+    /// of `size` bytes each in ten directories, random letters that differ
+    /// from version to version and compress poorly (so that packing takes a
+    /// while), a third of them under names only this version has (so that a
+    /// mix of two versions shows in names too), and one file that is the
+    /// same in every version (so that incremental saves link it).
+    public static func writeVersion(_ version: String, files: Int, size: Int, at url: URL) throws {
+        let letters = Data((0..<(1 << 16)).map { _ in UInt8.random(in: 0x61...0x7A) })
+        for index in 0..<files {
+            let folder = index % 3 == 0 ? "Only-\(version)" : "Shared"
+            let start = index * 997 % (letters.count - size)
+            try write(Data("\(version) \(index)\n".utf8) + letters[start..<(start + size)],
+                      to: url.appendingPathComponent("\(folder)/\(index % 10)/page-\(index).txt"))
+        }
+        try write(String(repeating: "same in every version ", count: size / 22), to: url.appendingPathComponent("unchanged.txt"))
+        try write("{\"version\": \"\(version)\"}", to: url.appendingPathComponent("index.json"))
+    }
+}
+
+/// Runs `body` on a thread of its own and waits for it without holding one
+/// of Swift Concurrency's threads (there are as many as cores): for a test
+/// that blocks for seconds waiting on child processes, so that the tests
+/// beside it go on meanwhile.
+public func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
