@@ -33,7 +33,10 @@ test: setup-test fixtures
 ## ThreadSanitizer (data races), each in its own build folder. CI runs it.
 test-sanitizers: test-asan test-tsan
 
+## Full stacks for every allocation (not the fast unwinder, which stops in
+## libraries built without frame pointers), so that leaks are told apart.
 test-asan: setup-test fixtures
+	ASAN_OPTIONS=fast_unwind_on_malloc=0 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tools/sanitizers/lsan.supp:print_suppressions=0 \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan
 
