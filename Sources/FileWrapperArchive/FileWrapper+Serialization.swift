@@ -29,7 +29,7 @@ extension FileWrapper {
         if top.isDirectory {
             self.init(directoryWithFileWrappers: top.fileWrappers ?? [:])
         } else if top.isSymbolicLink {
-            self.init(symbolicLinkWithDestination: top.symbolicLinkDestination ?? "")
+            self.init(symbolicLinkWithDestinationBytes: top.symbolicLinkDestinationBytes ?? [])
         } else {
             guard let contents = top.regularFileContents else { return nil }
             self.init(regularFileWithContents: contents)

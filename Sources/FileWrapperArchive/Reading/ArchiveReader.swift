@@ -109,7 +109,7 @@ private struct TreeBuilder {
             guard target.count <= limits.maxLinkLength else {
                 throw error(.limitExceeded, path, "the symlink's target is longer than \(limits.maxLinkLength) bytes", limit: .maxLinkLength)
             }
-            let link = FileWrapper(symbolicLinkWithDestination: String(decoding: target, as: UTF8.self))
+            let link = FileWrapper(symbolicLinkWithDestinationBytes: target)
             link.attributes = attributes
             try insert(link, at: names, entry: path)
         default:

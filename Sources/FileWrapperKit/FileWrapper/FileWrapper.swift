@@ -112,6 +112,15 @@ open class FileWrapper {
         linkTarget = Array(path.utf8)
     }
 
+    /// A symbolic-link wrapper whose target is `target`, which need not be
+    /// UTF-8 (an archive's link may hold any bytes; a `String` would
+    /// replace them).
+    package init(symbolicLinkWithDestinationBytes target: [UInt8]) {
+        kind = .symbolicLink
+        attributes = Attributes()
+        linkTarget = target
+    }
+
     /// A wrapper that a reader fills in.
     init(kind: Kind) {
         self.kind = kind

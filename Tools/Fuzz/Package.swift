@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libFuzzer targets for FileWrapperKit, in a package of their own so that
+// users of the library never build them. Each target is an executable that
+// defines LLVMFuzzerTestOneInput and gets its main from libFuzzer; build and
+// run them through Tools/run-fuzzers.sh (swift build --sanitize fuzzer
+// --sanitize address, which also compiles them with -parse-as-library).
+let package = Package(
+    name: "Fuzz",
+    dependencies: [
+        .package(name: "FileWrapperKit", path: "../.."),
+    ],
+    targets: [
+        // Archive bytes to a FileWrapper and to a manifest.
+        .executableTarget(
+            name: "fuzz-archive",
+            dependencies: [.product(name: "FileWrapperArchive", package: "FileWrapperKit")]
+        ),
+        // Manifest files (JSON, JSON Lines, mtree), decoded and round-tripped.
+        .executableTarget(
+            name: "fuzz-manifest",
+            dependencies: [.product(name: "FileWrapperKit", package: "FileWrapperKit")]
+        ),
+        // UTType declarations (Info.plist-style, XML, binary or JSON).
+        .executableTarget(
+            name: "fuzz-declarations",
+            dependencies: [.product(name: "FileWrapperDocument", package: "FileWrapperKit")]
+        ),
+        // Entries made from the bytes, fed to ManifestBuilder in several orders.
+        .executableTarget(
+            name: "fuzz-tree-digest",
+            dependencies: [.product(name: "FileWrapperKit", package: "FileWrapperKit")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
