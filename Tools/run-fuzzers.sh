@@ -68,10 +68,11 @@ seed() {
 
 mkdir -p "$artifacts"
 echo "artifacts: $artifacts" >&2
-# LeakSanitizer stays on; lsan.supp names the one leak in Foundation it skips.
+# LeakSanitizer stays on, skipping only the leaks outside our code that
+# Tools/sanitizers/lsan.supp names (the suite's sanitizer runs use it too).
 # Swift's own crash backtracer would hold libFuzzer's output open, so it is off.
 export SWIFT_BACKTRACE=enable=no
-export LSAN_OPTIONS="suppressions=$fuzz/lsan.supp:print_suppressions=0"
+export LSAN_OPTIONS="suppressions=$root/Tools/sanitizers/lsan.supp:print_suppressions=0"
 export ASAN_OPTIONS="detect_leaks=1"
 status=0
 printf '%-18s %10s %8s %8s %8s  %s\n' target runs seconds cov corpus result
@@ -89,7 +90,7 @@ for target in "${targets[@]}"; do
     # -rss_limit_mb; single allocations up to 16 GiB are let through.
     [ "$target" = fuzz-archive ] && extra=(-max_len=65536 -malloc_limit_mb=16384)
     # swift-corelibs-foundation leaks about 1 KB for every property list it
-    # cannot parse (lsan.supp): a declarations run would pass 2 GiB after
+    # cannot parse (Tools/sanitizers/lsan.supp): a declarations run would pass 2 GiB after
     # some 2 million inputs, so it runs in rounds of a million.
     [ "$target" = fuzz-declarations ] && extra=(-runs=1000000)
     log="$out/fuzz.log"
