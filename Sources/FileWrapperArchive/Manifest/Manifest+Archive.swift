@@ -27,7 +27,7 @@ extension Manifest {
 }
 
 /// Feeds an archive's entries to a ``ManifestBuilder`` as they stream.
-private struct ArchiveManifestReader {
+struct ArchiveManifestReader {
     let handle: ArchiveReadHandle
     let limits: ArchiveReadLimits
     let hashingContents: Bool

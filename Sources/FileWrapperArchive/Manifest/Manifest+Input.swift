@@ -44,18 +44,19 @@ extension Manifest {
 
     /// The manifest of whatever is at `url`: a bundle (directory), a
     /// manifest file, an archive, or a flat file (or symbolic link, not
-    /// followed), told apart by ``inputKind(of:options:)``.
+    /// followed), told apart by ``inputKind(of:options:)``. An archive is
+    /// read on from the handle that recognised it.
     public init(reading url: URL, options: ManifestReadOptions = ManifestReadOptions()) throws {
-        switch try Self.inputKind(of: url, options: options) {
+        switch try Self.detect(url, options: options) {
         case .bundle, .file:
             self = try Manifest(contentsOf: url, hashingContents: options.hashingContents, progress: options.progress)
         case .manifest:
             let data = try Self.contents(of: url)
             self = try Manifest(decoding: data, name: url.relativePath)
-        case .archive:
-            self = try Manifest(
-                archiveAt: url, formats: options.archiveFormats, limits: options.limits,
-                hashingContents: options.hashingContents, progress: options.progress)
+        case .archive(let handle):
+            self = try ArchiveManifestReader(
+                handle: handle, limits: options.limits, hashingContents: options.hashingContents, progress: options.progress
+            ).read()
         }
     }
 
@@ -66,6 +67,23 @@ extension Manifest {
     /// the path cannot be read, and for an archive in a format left out
     /// of `options.formats`.
     public static func inputKind(of url: URL, options: ManifestReadOptions = ManifestReadOptions()) throws -> InputKind {
+        switch try detect(url, options: options) {
+        case .bundle: .bundle
+        case .manifest(let format): .manifest(format)
+        case .archive: .archive
+        case .file: .file
+        }
+    }
+
+    /// An ``InputKind``, with the open handle for an archive.
+    enum Detected {
+        case bundle, file
+        case manifest(ManifestFileFormat)
+        case archive(ArchiveReadHandle)
+    }
+
+    /// See ``inputKind(of:options:)``.
+    static func detect(_ url: URL, options: ManifestReadOptions) throws -> Detected {
         var info = stat()
         guard lstat(url.path, &info) == 0 else {
             throw ManifestError(file: url.relativePath, message: "cannot read: \(String(cString: strerror(errno)))")
@@ -82,8 +100,7 @@ extension Manifest {
             return .manifest(format)
         }
         do {
-            _ = try ArchiveReadHandle.reading(url, formats: options.archiveFormats)
-            return .archive
+            return .archive(try ArchiveReadHandle.reading(url, formats: options.archiveFormats))
         } catch let error as ArchiveError where error.code == .unrecognizedFormat {
             return .file
         }

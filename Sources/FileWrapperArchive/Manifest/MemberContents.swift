@@ -19,7 +19,7 @@ public enum MemberContents {
         guard let path = ManifestPath.normalized(Array(member.utf8)) else {
             throw ManifestError(file: name, entry: member, message: "the member's path leaves the tree")
         }
-        switch try Manifest.inputKind(of: url, options: options) {
+        switch try Manifest.detect(url, options: options) {
         case .manifest:
             throw ManifestError(file: name, entry: member, message: "a manifest lists contents by digest and holds none")
         case .file:
@@ -29,8 +29,8 @@ public enum MemberContents {
             try readBundleMember([], of: url.path, name: name, member: member, body)
         case .bundle:
             try readBundleMember(path, of: url.path, name: name, member: member, body)
-        case .archive:
-            try readArchiveMember(path, of: url, options: options, member: member, body)
+        case .archive(let handle):
+            try readArchiveMember(path, of: url, from: handle, options: options, member: member, body)
         }
     }
 
@@ -70,16 +70,19 @@ public enum MemberContents {
         }
     }
 
-    /// Streams the archive to the member; a hard link is followed to the
-    /// earlier file it names, which takes a second pass.
+    /// Streams the archive, from `handle`, to the member; a hard link is
+    /// followed to the earlier file it names, which takes a second pass.
     private static func readArchiveMember(
-        _ path: [UInt8], of url: URL, options: ManifestReadOptions, member: String,
+        _ path: [UInt8], of url: URL, from handle: ArchiveReadHandle, options: ManifestReadOptions, member: String,
         _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         var wanted = path
+        var unread: ArchiveReadHandle? = handle
         for _ in 0..<2 {
             var found: ArchiveEntry?
-            try ArchiveEntries.forEach(in: url, formats: options.archiveFormats, limits: options.limits, checkingContents: false) { entry, contents in
+            let pass = try unread ?? ArchiveReadHandle.reading(url, formats: options.archiveFormats)
+            unread = nil
+            try ArchiveEntries.forEach(in: pass, limits: options.limits, checkingContents: false) { entry, contents in
                 guard found == nil, ManifestPath.normalized(entry.pathBytes) == wanted else { return }
                 found = entry
                 if entry.kind == .regularFile {

@@ -86,11 +86,6 @@ public struct Manifest: Sendable {
         indexByPath[path].map { entries[$0] }
     }
 
-    /// The position of `path` in ``entries``.
-    public func index(of path: [UInt8]) -> Int? {
-        indexByPath[path]
-    }
-
     /// The position just past the subtree that starts at `index`.
     public func endOfSubtree(at index: Int) -> Int {
         let path = entries[index].path

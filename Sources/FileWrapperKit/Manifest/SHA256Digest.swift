@@ -2,7 +2,7 @@ import Crypto
 
 /// A SHA-256 digest: 32 bytes, compared and hashed cheaply, shown as 64
 /// lowercase hexadecimal digits.
-public struct SHA256Digest: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     /// The 32 bytes.
     public let bytes: [UInt8]
 
@@ -50,10 +50,6 @@ public struct SHA256Digest: Hashable, Sendable, Comparable, CustomStringConverti
 
     public var description: String { hex }
 
-    public static func < (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
-        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
-    }
-
     private static func value(of digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
@@ -72,10 +68,6 @@ public struct ContentHasher: Sendable {
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         hasher.update(bufferPointer: bytes)
-    }
-
-    public mutating func update(_ bytes: [UInt8]) {
-        hasher.update(data: bytes)
     }
 
     public consuming func finalize() -> SHA256Digest {
