@@ -243,7 +243,7 @@ package enum JSONText {
             case "\u{8}": bytes += Array(#"\b"#.utf8)
             case "\u{C}": bytes += Array(#"\f"#.utf8)
             default:
-                if scalar.properties.generalCategory == .control {
+                if scalar.isControlCharacter {
                     let hex = String(scalar.value, radix: 16)
                     bytes += Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
                 } else {

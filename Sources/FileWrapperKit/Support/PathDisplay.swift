@@ -7,7 +7,7 @@ package enum PathDisplay {
     /// backslash).
     package static func text(_ bytes: some Collection<UInt8>) -> String {
         if let string = String(validating: bytes, as: UTF8.self),
-           !string.unicodeScalars.contains(where: { $0 == "\\" || $0.properties.generalCategory == .control }) {
+           !string.unicodeScalars.contains(where: { $0 == "\\" || $0.isControlCharacter }) {
             return string
         }
         return escaped(Array(bytes), escapingNonASCII: false)
@@ -39,7 +39,7 @@ package enum PathDisplay {
             }
             if scalar == "\\" {
                 result += "\\\\"
-            } else if scalar.properties.generalCategory == .control || (escapingNonASCII && !scalar.isASCII) {
+            } else if scalar.isControlCharacter || (escapingNonASCII && !scalar.isASCII) {
                 result += "\\u{" + hex(scalar.value, width: 1) + "}"
             } else {
                 result.unicodeScalars.append(scalar)
@@ -52,5 +52,14 @@ package enum PathDisplay {
     private static func hex(_ value: UInt32, width: Int) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
+
+extension Unicode.Scalar {
+    /// Whether this is a control character (general category Cc: C0, DEL
+    /// and C1), decided by value: asking for the general category costs a
+    /// table lookup per character, which showed in writing large manifests.
+    package var isControlCharacter: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value)
     }
 }
