@@ -22,6 +22,10 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
         ),
+        // zstd and zlib from the system (Debian: libzstd-dev, zlib1g-dev),
+        // called directly where we compress on several cores.
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Linux calls that Swift's Glibc module does not export
         // (renameat2, copy_file_range, syncfs, the *xattr family).
         .target(name: "CFileSystem"),
@@ -36,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "FileWrapperArchive",
-            dependencies: ["CArchive", "FileWrapperKit"]
+            dependencies: ["CArchive", "CZstd", "CZlib", "FileWrapperKit"]
         ),
         .target(
             name: "FileWrapperDocument",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build needs (libarchive-dev, pkg-config)
-# when they are missing: apt-get as root, sudo otherwise.
+# Installs the Debian packages the build needs (libarchive-dev, libzstd-dev,
+# zlib1g-dev, pkg-config) when they are missing: apt-get as root, sudo otherwise.
 #
 # With --test, also the programs the interop tests run against our archives:
 # bsdtar (libarchive-tools), zip, unzip, python3, and the compressors GNU tar
@@ -21,9 +21,9 @@ test_tools=(bsdtar:libarchive-tools zip:zip unzip:unzip python3:python3
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-if ! pkg-config --exists libarchive 2>/dev/null; then
-    missing+=(libarchive-dev)
-fi
+for library in libarchive:libarchive-dev libzstd:libzstd-dev zlib:zlib1g-dev; do
+    pkg-config --exists "${library%%:*}" 2>/dev/null || missing+=("${library#*:}")
+done
 if $with_test_tools; then
     for tool in "${test_tools[@]}"; do
         command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")

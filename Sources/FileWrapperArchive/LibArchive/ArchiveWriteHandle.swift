@@ -6,7 +6,7 @@ import Glibc
 /// One libarchive write handle (`archive_write_new`), configured for a
 /// format and opened on a descriptor or a callback; freed with the object.
 /// Every call runs under ``ArchiveLocale``.
-final class ArchiveWriteHandle {
+final class ArchiveWriteHandle: ArchiveEntryWriter {
     private let archive: OpaquePointer
     /// The archive's name for errors.
     let name: String
@@ -17,6 +17,8 @@ final class ArchiveWriteHandle {
     private var sink: Sink?
     /// For zip, what puts the headers' MS-DOS times in UTC on the way out.
     private var zipTimes: ZipUTCTimeRewriter?
+    /// For zstd, our compressor on every core in place of libarchive's filter.
+    private var zstd: ZstdCompressor?
 
     final class Sink {
         let write: (UnsafeRawBufferPointer) throws -> Void
@@ -65,7 +67,7 @@ final class ArchiveWriteHandle {
                 try setFormatOption("7zip", "compression-level", String(level))
             }
         }
-        if format.compression != .none {
+        if format.compression != .none, format.compression != .zstd {
             // Our compression names are libarchive's filter names.
             let filter = format.compression.rawValue
             try check(archive_write_add_filter_by_name(archive, filter))
@@ -86,17 +88,6 @@ final class ArchiveWriteHandle {
         try check(archive_write_set_format_option(archive, module, option, value))
     }
 
-    /// Writes to the open descriptor `fd`, which the caller keeps and closes,
-    /// through a callback like any sink: a zip for its UTC times, and every
-    /// format so that a failed write (a full disk) is an error that names
-    /// the file, the call and the errno, where libarchive's own descriptor
-    /// writer says only "Write error".
-    func open(fd: CInt) throws {
-        try open { [name] bytes in
-            try ArchiveError.io(archive: name) { try Syscall.writeAll(bytes, to: fd, path: { name }) }
-        }
-    }
-
     /// Writes through `write`, which gets the archive's bytes in order.
     ///
     /// Every zip, reproducible or not, gets its MS-DOS dates and times in
@@ -106,6 +97,11 @@ final class ArchiveWriteHandle {
     /// everywhere.
     func open(sink write: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
         var write = write
+        if options.format.compression == .zstd {
+            let compressor = try ZstdCompressor(level: options.compressionLevel, name: name, output: write)
+            zstd = compressor
+            write = compressor.write
+        }
         if options.format.container == .zip {
             let rewriter = ZipUTCTimeRewriter(archive: name, output: write)
             zipTimes = rewriter
@@ -130,20 +126,7 @@ final class ArchiveWriteHandle {
         }
     }
 
-    /// One entry's header.
-    struct Header {
-        enum Kind { case regularFile, directory, symbolicLink }
-        var path: String
-        var kind: Kind
-        var permissions: UInt16
-        var size: Int
-        var modified: FileTimestamp
-        var owner: FileOwner?
-        var linkTarget: [UInt8]?
-    }
-
-    /// Starts an entry; its data follows with ``writeData(_:entry:)``.
-    func writeHeader(_ header: Header, stored: Bool = false) throws {
+    func writeHeader(_ header: ArchiveEntryHeader, stored: Bool) throws {
         try ArchiveLocale.withUTF8 {
             if let zipTimes {
                 // Finish the previous entry first (libarchive would do it
@@ -180,7 +163,6 @@ final class ArchiveWriteHandle {
         }
     }
 
-    /// Writes bytes of the current entry.
     func writeData(_ bytes: UnsafeRawBufferPointer, entry path: String) throws {
         guard bytes.count > 0 else { return }
         try ArchiveLocale.withUTF8 {
@@ -206,6 +188,7 @@ final class ArchiveWriteHandle {
             }
             try check(archive_write_close(archive))
             try zipTimes?.finish()
+            try zstd?.finish()
         }
     }
 

@@ -37,10 +37,14 @@ public enum ArchiveWriter {
         }
         do {
             defer { Syscall.close(fd) }
-            let handle = try ArchiveWriteHandle(options: options, name: archive)
-            try handle.open(fd: fd)
-            try writeEntries(of: wrapper, rootName: nil, to: handle, options: options)
-            try handle.close()
+            // Through a sink like any other, so that a failed write (a full
+            // disk) is an error naming the file, the call and the errno, where
+            // libarchive's own descriptor writer says only "Write error".
+            let writer = try options.makeEntryWriter(name: archive) { bytes in
+                try ArchiveError.io(archive: archive) { try Syscall.writeAll(bytes, to: fd, path: { archive }) }
+            }
+            try writeEntries(of: wrapper, rootName: nil, to: writer, options: options)
+            try writer.close()
             let replaced = try ArchiveError.io(archive: archive) {
                 try Syscall.retrying("fsync", { url.path }) { fsync(fd) }
                 return try Replacement.swap(temporary, into: name, in: parent, parentPath: parentPath)
@@ -75,15 +79,14 @@ public enum ArchiveWriter {
         _ wrapper: FileWrapper, rootName: String?, options: ArchiveWriteOptions, name: String,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let handle = try ArchiveWriteHandle(options: options, name: name)
-        try handle.open(sink: sink)
-        try writeEntries(of: wrapper, rootName: rootName, to: handle, options: options)
-        try handle.close()
+        let writer = try options.makeEntryWriter(name: name, sink: sink)
+        try writeEntries(of: wrapper, rootName: rootName, to: writer, options: options)
+        try writer.close()
     }
 
     /// Walks the tree with an explicit stack and writes one entry per wrapper.
     private static func writeEntries(
-        of root: FileWrapper, rootName: String?, to handle: ArchiveWriteHandle, options: ArchiveWriteOptions
+        of root: FileWrapper, rootName: String?, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions
     ) throws {
         let clock = EntryClock(reproducible: options.reproducible)
         var pending: [(path: String, wrapper: FileWrapper)]
@@ -95,24 +98,24 @@ public enum ArchiveWriter {
             pending = [(root.preferredFilename ?? root.filename ?? "file", root)]
         }
         while let (path, wrapper) = pending.popLast() {
-            var header = ArchiveWriteHandle.Header(
+            var header = ArchiveEntryHeader(
                 path: path, kind: .regularFile, permissions: wrapper.attributes.permissions ?? 0o644, size: 0,
                 modified: clock.time(for: wrapper.attributes.modificationDate),
                 owner: options.reproducible ? nil : wrapper.attributes.owner, linkTarget: nil)
             if wrapper.isDirectory {
                 header.kind = .directory
                 header.permissions = wrapper.attributes.permissions ?? 0o755
-                try handle.writeHeader(header)
+                try writer.writeHeader(header, stored: false)
                 pending += children(of: wrapper, under: path, firstStored: nil)
             } else if wrapper.isSymbolicLink {
                 header.kind = .symbolicLink
                 header.permissions = 0o777
                 header.linkTarget = wrapper.symbolicLinkDestinationBytes
-                try handle.writeHeader(header)
+                try writer.writeHeader(header, stored: false)
             } else {
                 header.size = wrapper.regularFileSize ?? 0
-                try handle.writeHeader(header, stored: path == options.firstStoredEntry && rootName == nil)
-                try wrapper.forEachContentsBlock { try handle.writeData($0, entry: path) }
+                try writer.writeHeader(header, stored: path == options.firstStoredEntry && rootName == nil)
+                try wrapper.forEachContentsBlock { try writer.writeData($0, entry: path) }
             }
         }
     }

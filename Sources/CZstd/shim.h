@@ -1,0 +1,4 @@
+#ifndef FILEWRAPPERKIT_CZSTD_SHIM_H
+#define FILEWRAPPERKIT_CZSTD_SHIM_H
+#include <zstd.h>
+#endif

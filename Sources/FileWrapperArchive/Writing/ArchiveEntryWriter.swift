@@ -1,0 +1,38 @@
+import FileWrapperKit
+
+/// One entry's header, as the writers take it.
+struct ArchiveEntryHeader {
+    enum Kind { case regularFile, directory, symbolicLink }
+    var path: String
+    var kind: Kind
+    var permissions: UInt16
+    /// The size of a regular file's contents, which follow in
+    /// ``ArchiveEntryWriter/writeData(_:entry:)`` calls; 0 for the others.
+    var size: Int
+    var modified: FileTimestamp
+    var owner: FileOwner?
+    var linkTarget: [UInt8]?
+}
+
+/// What turns entries into an archive's bytes, passed to a sink in order:
+/// libarchive's writer (``ArchiveWriteHandle``) for every format.
+protocol ArchiveEntryWriter: AnyObject {
+    /// Starts an entry; a regular file's `header.size` bytes follow. `stored`
+    /// asks a zip to keep this entry uncompressed.
+    func writeHeader(_ header: ArchiveEntryHeader, stored: Bool) throws
+    /// Writes bytes of the current entry.
+    func writeData(_ bytes: UnsafeRawBufferPointer, entry path: String) throws
+    /// Finishes the archive; the sink has every byte when it returns.
+    func close() throws
+}
+
+extension ArchiveWriteOptions {
+    /// The writer for these options, passing the archive's bytes to `sink`.
+    func makeEntryWriter(
+        name: String, sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> any ArchiveEntryWriter {
+        let handle = try ArchiveWriteHandle(options: self, name: name)
+        try handle.open(sink: sink)
+        return handle
+    }
+}
