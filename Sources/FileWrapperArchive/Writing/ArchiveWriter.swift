@@ -19,6 +19,16 @@ public enum ArchiveWriter {
     /// process left are removed on the next write. A directory at `url` is
     /// refused, never replaced.
     public static func write(_ wrapper: FileWrapper, to url: URL, options: ArchiveWriteOptions) throws {
+        try writeReplacing(url, options: options) { writer in
+            try writeEntries(of: wrapper, rootName: nil, to: writer, options: options)
+        }
+    }
+
+    /// Writes the archive at `url` under a temporary name beside it with
+    /// what `body` gives the writer, flushes it and swaps it into place.
+    static func writeReplacing(
+        _ url: URL, options: ArchiveWriteOptions, _ body: (any ArchiveEntryWriter) throws -> Void
+    ) throws {
         let archive = url.relativePath
         let name = url.lastPathComponent
         let parentPath = url.deletingLastPathComponent().path
@@ -43,7 +53,7 @@ public enum ArchiveWriter {
             let writer = try options.makeEntryWriter(name: archive) { bytes in
                 try ArchiveError.io(archive: archive) { try Syscall.writeAll(bytes, to: fd, path: { archive }) }
             }
-            try writeEntries(of: wrapper, rootName: nil, to: writer, options: options)
+            try body(writer)
             try writer.close()
             let replaced = try ArchiveError.io(archive: archive) {
                 try Syscall.retrying("fsync", { url.path }) { fsync(fd) }

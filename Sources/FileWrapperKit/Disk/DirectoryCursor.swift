@@ -10,7 +10,7 @@ import Glibc
 /// be the same inode, so a directory moved meanwhile is an error, never a
 /// silent switch to another tree. The cursor owns its descriptors and
 /// closes them when it ends.
-final class DirectoryCursor {
+package final class DirectoryCursor {
     static let maximumOpen = 48
 
     private struct Level {
@@ -26,7 +26,7 @@ final class DirectoryCursor {
     private var lowestOpen = 0
 
     /// Takes ownership of `fd`, an open directory at `path`.
-    init(root fd: CInt, path: String) throws(FileWrapperError) {
+    package init(root fd: CInt, path: String) throws(FileWrapperError) {
         rootPath = path
         let info: stat
         do throws(FileWrapperError) {
@@ -45,7 +45,7 @@ final class DirectoryCursor {
     }
 
     /// The descriptor of the current directory.
-    var current: CInt { levels[levels.count - 1].fd }
+    package var current: CInt { levels[levels.count - 1].fd }
 
     /// How many levels below the root the cursor is.
     var depth: Int { levels.count - 1 }
@@ -55,7 +55,7 @@ final class DirectoryCursor {
 
     /// The display path of `name` inside the current directory, or of the
     /// current directory itself.
-    func path(_ name: String? = nil) -> String {
+    package func path(_ name: String? = nil) -> String {
         var names = levels.dropFirst().map { PathDisplay.text($0.name) }
         if let name {
             names.append(PathDisplay.text(Array(name.utf8)))
@@ -64,13 +64,13 @@ final class DirectoryCursor {
     }
 
     /// The display path of a name given as bytes inside the current directory.
-    func path(bytes name: [UInt8]) -> String {
+    package func path(bytes name: [UInt8]) -> String {
         PathDisplay.join(path(), [PathDisplay.text(name)])
     }
 
     /// Makes `fd`, an open subdirectory of the current directory called
     /// `name`, the current directory. The cursor takes ownership of `fd`.
-    func enter(_ fd: CInt, name: [UInt8]) throws(FileWrapperError) {
+    package func enter(_ fd: CInt, name: [UInt8]) throws(FileWrapperError) {
         let info: stat
         do throws(FileWrapperError) {
             info = try Syscall.status(of: fd, path: { path(bytes: name) })
@@ -87,7 +87,7 @@ final class DirectoryCursor {
     }
 
     /// Returns to the parent of the current directory.
-    func leave() throws(FileWrapperError) {
+    package func leave() throws(FileWrapperError) {
         precondition(levels.count > 1, "DirectoryCursor.leave() at the root")
         let child = levels.removeLast()
         defer { Syscall.close(child.fd) }

@@ -1,0 +1,310 @@
+import Foundation
+import Glibc
+
+/// One entry of a tree on disk, as ``DiskTreeStream`` gives it.
+package struct DiskTreeEntry {
+    package enum Kind { case regularFile, directory, symbolicLink }
+
+    /// The path below the root, names joined with `/`.
+    package var path: String
+    package var kind: Kind
+    package var permissions: UInt16
+    package var modified: FileTimestamp
+    package var owner: FileOwner
+    /// A regular file's size when the walk found it; its contents have
+    /// exactly this many bytes, or reading them throws.
+    package var size: Int
+    package var linkTarget: [UInt8]?
+    /// A regular file's contents, read ahead or opened.
+    package var contents: DiskFileContents?
+}
+
+/// A regular file's contents from ``DiskTreeStream``: small files already
+/// read, larger ones open and checked to be the file the walk found.
+/// Frees its buffer or closes its descriptor when it goes.
+package final class DiskFileContents: @unchecked Sendable {
+    /// The buffer holding a small file's bytes (its first `size`).
+    private let buffer: UnsafeMutableRawBufferPointer?
+    private let fd: CInt
+    private let size: Int
+    /// The file's path for errors.
+    private let path: String
+
+    /// Takes ownership of `buffer`, which holds (or will) `count` bytes.
+    fileprivate init(buffer: UnsafeMutableRawBufferPointer, count: Int, path: String) {
+        self.buffer = buffer
+        fd = -1
+        size = count
+        self.path = path
+    }
+
+    /// Takes ownership of `fd`, open on a file of `size` bytes.
+    fileprivate init(fd: CInt, size: Int, path: String) {
+        buffer = nil
+        self.fd = fd
+        self.size = size
+        self.path = path
+    }
+
+    deinit {
+        buffer?.deallocate()
+        if fd >= 0 { Syscall.close(fd) }
+    }
+
+    /// What the stream counts against its read-ahead budget: the bytes
+    /// held, or a block for an open file.
+    fileprivate var footprint: Int { buffer == nil ? DiskTreeStream.blockSize : size }
+
+    /// Passes the contents to `body` in blocks of at most 1 MiB; throws if
+    /// the file no longer has the size the walk found.
+    package func forEachBlock(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        if let buffer {
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<size]))
+            return
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: DiskTreeStream.blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var remaining = size
+        while remaining > 0 {
+            let count = try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, remaining)]), path: { self.path })
+            guard count > 0 else {
+                throw FileWrapperError(.changedOnDisk, path: path, detail: "the file became shorter while it was read")
+            }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            remaining -= count
+        }
+    }
+}
+
+/// Walks a tree on disk through directory descriptors and gives its entries
+/// in archive order, depth first, each directory's entries sorted by the
+/// bytes of their names, a directory before what it holds.
+///
+/// The walk runs on a thread of its own and reads small files ahead, up to
+/// ``readAheadBudget`` bytes, while the caller writes what it already has:
+/// packing a tree of many small files then keeps two cores busy, one in
+/// `openat`/`read`, the other writing the archive. Files above
+/// ``readAheadLimit`` are only opened ahead and streamed by the caller, so
+/// memory stays flat whatever the files' sizes.
+///
+/// Refused, as `FileWrapper(url:)` refuses them: names that are not UTF-8,
+/// two canonically equivalent names in one directory, device nodes, FIFOs
+/// and sockets, and a file that changed between the walk and its reading.
+package final class DiskTreeStream: @unchecked Sendable {
+    package static let blockSize = 1 << 20
+    static let readAheadLimit = 256 << 10
+    static let readAheadBudget = 2 << 20
+    static let maximumQueued = 4096
+
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var queue: [DiskTreeEntry] = []
+    private var head = 0
+    private var queuedBytes = 0
+    private var walkError: Error?
+    private var walkEnded = false
+    private var stopped = false
+
+    private let root: String
+    private let firstName: String?
+
+    private init(root: String, firstName: String?) {
+        self.root = root
+        self.firstName = firstName
+    }
+
+    /// Walks the directory at `root` while `body` takes its entries with
+    /// ``next()``; with `firstName`, that top-level entry comes first. A
+    /// `root` that is a file or a symlink is the one entry, named by its
+    /// last path component. The walk's thread has ended when this returns.
+    package static func walk<Result>(
+        root: String, firstName: String? = nil, _ body: (DiskTreeStream) throws -> Result
+    ) throws -> Result {
+        let stream = DiskTreeStream(root: root, firstName: firstName)
+        let thread = Thread { stream.walk() }
+        thread.stackSize = 1 << 20
+        thread.start()
+        defer { stream.stop() }
+        return try body(stream)
+    }
+
+    /// The next entry, or `nil` after the last; throws what the walk met.
+    package func next() throws -> DiskTreeEntry? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == queue.count, !walkEnded {
+            condition.wait()
+        }
+        if head == queue.count {
+            if let walkError { throw walkError }
+            return nil
+        }
+        let entry = queue[head]
+        queue[head].contents = nil
+        head += 1
+        queuedBytes -= entry.contents?.footprint ?? 0
+        if head == queue.count || head > Self.maximumQueued {
+            queue.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        return entry
+    }
+
+    /// Stops the walk and waits until its thread has let go of everything.
+    private func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        while !walkEnded {
+            condition.wait()
+        }
+        queue.removeAll()
+        condition.unlock()
+    }
+
+    // MARK: The walk, on its own thread
+
+    /// Hands `entry` over, waiting while the queue is full; returns `false`
+    /// once the caller has stopped.
+    private func deliver(_ entry: DiskTreeEntry) -> Bool {
+        let footprint = entry.contents?.footprint ?? 0
+        condition.lock()
+        defer { condition.unlock() }
+        while !stopped, queue.count - head >= Self.maximumQueued || (queuedBytes > 0 && queuedBytes + footprint > Self.readAheadBudget) {
+            condition.wait()
+        }
+        guard !stopped else { return false }
+        queue.append(entry)
+        queuedBytes += footprint
+        condition.broadcast()
+        return true
+    }
+
+    private func walk() {
+        var error: Error?
+        do {
+            try walkTree()
+        } catch let caught {
+            error = caught
+        }
+        condition.lock()
+        walkError = error
+        walkEnded = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// A directory's entry to visit: its name and what `lstat` said.
+    private struct Child {
+        var name: String
+        var info: stat
+    }
+
+    private func walkTree() throws {
+        let info = try Syscall.status(of: root, in: AT_FDCWD, path: { self.root })
+        guard InodeKind(mode: info.st_mode) == .directory else {
+            let (parent, name) = TreeReader.split(root)
+            let parentFd = try Syscall.open(parent, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parent })
+            defer { Syscall.close(parentFd) }
+            _ = deliver(try entry(Child(name: name, info: info), path: name, in: parentFd, display: { self.root }))
+            return
+        }
+        let fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { self.root })
+        let cursor = try DirectoryCursor(root: fd, path: root)
+        // Each frame: a directory's path below the root (with a trailing
+        // slash, empty at the root) and its entries still to give, last first.
+        var frames: [(prefix: String, pending: [Child])] = [("", try children(at: cursor, first: firstName))]
+        while !frames.isEmpty {
+            guard let child = frames[frames.count - 1].pending.popLast() else {
+                frames.removeLast()
+                if !frames.isEmpty { try cursor.leave() }
+                continue
+            }
+            let path = frames[frames.count - 1].prefix + child.name
+            let entry = try entry(child, path: path, in: cursor.current, display: { cursor.path(child.name) })
+            guard deliver(entry) else { return }
+            if entry.kind == .directory {
+                let fd = try Syscall.open(child.name, in: cursor.current, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { cursor.path(child.name) })
+                try cursor.enter(fd, name: Array(child.name.utf8))
+                frames.append((path + "/", try children(at: cursor, first: nil)))
+            }
+        }
+    }
+
+    /// The entries of the directory at the cursor, in reverse order of name
+    /// bytes (so that popping gives them sorted), `first` popping first.
+    private func children(at cursor: DirectoryCursor, first: String?) throws -> [Child] {
+        let fd = cursor.current
+        var seen = Set<String>()
+        var children: [Child] = []
+        for bytes in try Syscall.names(inDirectory: fd, path: { cursor.path() }) {
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                throw FileWrapperError(
+                    .invalidName, path: cursor.path(bytes: bytes),
+                    detail: "the name is not valid UTF-8, so it cannot be a String key")
+            }
+            if let index = seen.firstIndex(of: name) {
+                throw FileWrapperError(
+                    .duplicateName, path: cursor.path() + "/" + PathDisplay.escapedScalars(seen[index]),
+                    otherPath: cursor.path() + "/" + PathDisplay.escapedScalars(name),
+                    detail: "the two names are canonically equivalent, so Swift sees one String key")
+            }
+            seen.insert(name)
+            children.append(Child(name: name, info: try Syscall.status(ofBytes: bytes, in: fd, path: { cursor.path(bytes: bytes) })))
+        }
+        children.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        if let first, let index = children.firstIndex(where: { $0.name == first }) {
+            children.insert(children.remove(at: index), at: 0)
+        }
+        return children.reversed()
+    }
+
+    /// The entry for `child` of the directory `fd`, its contents read ahead or opened.
+    private func entry(_ child: Child, path: String, in fd: CInt, display: @escaping Syscall.Path) throws -> DiskTreeEntry {
+        let info = child.info
+        var entry = DiskTreeEntry(
+            path: path, kind: .regularFile, permissions: UInt16(info.st_mode & 0o7777),
+            modified: FileTimestamp(info.st_mtim), owner: FileOwner(userID: info.st_uid, groupID: info.st_gid),
+            size: 0, linkTarget: nil, contents: nil)
+        switch InodeKind(mode: info.st_mode) {
+        case .directory:
+            entry.kind = .directory
+        case .symbolicLink:
+            entry.kind = .symbolicLink
+            entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: Array(child.name.utf8), in: fd, path: display)
+        case .regularFile:
+            entry.size = Int(info.st_size)
+            entry.contents = try contents(of: child, in: fd, display: display)
+        case .other:
+            throw FileWrapperError(
+                .unsupportedFileType, path: display(),
+                detail: "a device node, FIFO or socket cannot be held in a file wrapper")
+        }
+        return entry
+    }
+
+    /// Opens the file, checks it is the one the walk found, and reads it
+    /// whole when it is small.
+    private func contents(of child: Child, in directory: CInt, display: @escaping Syscall.Path) throws -> DiskFileContents {
+        let fd = try Syscall.open(child.name, in: directory, flags: O_RDONLY | O_NOFOLLOW, path: display)
+        var handedOver = false
+        defer { if !handedOver { Syscall.close(fd) } }
+        let identity = FileIdentity(child.info)
+        guard FileIdentity(try Syscall.status(of: fd, path: display)) == identity else {
+            throw FileWrapperError(.changedOnDisk, path: display(), detail: "the file changed while it was read")
+        }
+        let size = Int(identity.size)
+        guard size <= Self.readAheadLimit else {
+            handedOver = true
+            return DiskFileContents(fd: fd, size: size, path: display())
+        }
+        // One byte more than expected tells a file that grew.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size + 1, alignment: 16)
+        let contents = DiskFileContents(buffer: buffer, count: size, path: display())
+        guard try Syscall.read(fd, into: buffer, path: display) == size else {
+            throw FileWrapperError(.changedOnDisk, path: display(), detail: "the file changed size while it was read")
+        }
+        return contents
+    }
+}
