@@ -24,7 +24,7 @@
 # without a journal, creating files in a block group where many were
 # deleted in the last minutes is slow (the kernel's recently_deleted()
 # check), and test suites delete thousands of files in /tmp. For the same
-# reason w1's unpacked trees (about 16 GiB) stay until the end of the run,
+# reason w1's unpacked trees (about 20 GiB) stay until the end of the run,
 # w1 goes last, and it starts only 6 minutes after the benchmark last
 # removed many files.
 set -euo pipefail
