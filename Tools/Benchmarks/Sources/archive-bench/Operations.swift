@@ -1,67 +1,75 @@
-import FileWrapperArchive
-
-/// A workload of gen.py.
-enum WorkloadName: String, CaseIterable {
-    case w1, w2, w3
-
-    /// Whether its unpacked copies (20,700 entries each for w1) are too many
-    /// files to remove during the run: on ext4 without a journal, the
-    /// kernel's `recently_deleted()` inode check slows creating files for
-    /// minutes after many were deleted nearby (here bsdtar unpacking w1 took
-    /// 5.5 s instead of 0.9 s one minute later, 1.2 s three minutes later).
-    /// They stay until the end of the run, so such workloads are measured
-    /// last, where their gigabytes in the page cache slow no other, and
-    /// only 6 minutes after the last removal of many files.
-    var hasManyEntries: Bool { self == .w1 }
-}
-
-/// An archive format as each tool is asked for it.
-enum BenchFormat: String, CaseIterable {
+/// What one group of interleaved operations compares: an archive format,
+/// the snapshot (a manifest, no archive), or bundle-bench's FileWrapper
+/// figures (run as a child, not a group of this program).
+enum Suite: String, CaseIterable {
     case tar
     case tarGzip = "tar.gz"
     case tarZstd = "tar.zst"
     case zip
+    case snapshot
+    case bundle
 
-    var ours: ArchiveFormat {
-        switch self {
-        case .tar: .tar
-        case .tarGzip: .tarGzip
-        case .tarZstd: .tarZstd
-        case .zip: .zip
-        }
-    }
+    var isArchive: Bool { self != .snapshot && self != .bundle }
 
     /// What `bsdtar -cf ARCHIVE` is given to write this format.
     var bsdtarFlags: [String] {
         switch self {
-        case .tar: []
         case .tarGzip: ["-z"]
         case .tarZstd: ["--zstd"]
         case .zip: ["--format", "zip"]
+        default: []
         }
     }
 
-    /// The tools that write and read it: Info-ZIP only for zip.
-    var tools: [Tool] { self == .zip ? Tool.allCases : [.ours, .bsdtar] }
+    /// The tools that write this format, ours first: GNU tar for tar only,
+    /// Info-ZIP and ZIPFoundation for zip only.
+    var packers: [Tool] {
+        switch self {
+        case .tar: [.ours, .gnuTar, .bsdtar]
+        case .tarGzip, .tarZstd: [.ours, .bsdtar]
+        case .zip: [.ours, .bsdtar, .infoZip, .zipFoundation]
+        case .snapshot, .bundle: []
+        }
+    }
+
+    /// The peers that read this format, each also one of its packers: GNU
+    /// tar for tar only, unzip for zip only.
+    var peerUnpackers: [Tool] {
+        switch self {
+        case .tar: [.gnuTar, .bsdtar]
+        case .tarGzip, .tarZstd: [.bsdtar]
+        case .zip: [.bsdtar, .infoZip]
+        case .snapshot, .bundle: []
+        }
+    }
 }
 
 /// Who writes or reads an archive.
 enum Tool: CaseIterable {
-    case ours, bsdtar, infoZip
+    case ours, gnuTar, bsdtar, infoZip, zipFoundation
 
     var packer: String {
         switch self {
         case .ours: "ours"
+        case .gnuTar: "GNU tar"
         case .bsdtar: "bsdtar"
         case .infoZip: "zip"
+        case .zipFoundation: "ZIPFoundation"
         }
     }
 
     var unpacker: String {
+        self == .infoZip ? "unzip" : packer
+    }
+
+    /// The start of the name of the archive it packs.
+    var fileStem: String {
         switch self {
         case .ours: "ours"
+        case .gnuTar: "gnutar"
         case .bsdtar: "bsdtar"
-        case .infoZip: "unzip"
+        case .infoZip: "infozip"
+        case .zipFoundation: "zipfoundation"
         }
     }
 }
@@ -71,25 +79,64 @@ enum Operation: Hashable {
     case pack(Tool)
     /// `Tool` unpacks the archive that `archiveOf` packed.
     case unpack(Tool, archiveOf: Tool)
+    /// `cp -a` copies the tree: a peer of every unpack.
+    case copy
+    /// `wrapinspect snapshot`: the manifest, with the SHA-256 of every file.
+    case snapshot
+    /// `find . -type f -print0 | xargs -0 -P2 sha256sum`: the snapshot's peer.
+    case hashEveryFile
 
-    /// Each tool packs; each unpacks its own archive and ours, and we unpack
-    /// bsdtar's, so that one row compares the two on the same input.
-    static func all(for format: BenchFormat) -> [Operation] {
-        var operations = format.tools.map { Operation.pack($0) }
-        operations.append(.unpack(.ours, archiveOf: .ours))
-        operations.append(.unpack(.ours, archiveOf: .bsdtar))
-        for tool in format.tools where tool != .ours {
-            operations.append(.unpack(tool, archiveOf: tool))
-            operations.append(.unpack(tool, archiveOf: .ours))
+    /// What one group of `suite` runs: every tool packs; we unpack every
+    /// tool's archive (which checks it), each peer unpacks its own and
+    /// ours; `cp -a` copies the tree. Or the two snapshots.
+    static func all(in suite: Suite) -> [Operation] {
+        guard suite.isArchive else { return suite == .snapshot ? [.snapshot, .hashEveryFile] : [] }
+        var operations = suite.packers.map { Operation.pack($0) }
+        operations += suite.packers.map { .unpack(.ours, archiveOf: $0) }
+        for tool in suite.peerUnpackers {
+            operations += [.unpack(tool, archiveOf: tool), .unpack(tool, archiveOf: .ours)]
         }
+        operations.append(.copy)
         return operations
     }
 
-    /// What each figure is divided by: bsdtar doing the same.
-    var baseline: Operation {
+    /// Whether it creates a tree (an unpack or the copy); the others only
+    /// read the workload.
+    var createsTree: Bool {
         switch self {
-        case .pack: .pack(.bsdtar)
-        case .unpack: .unpack(.bsdtar, archiveOf: .bsdtar)
+        case .unpack, .copy: true
+        case .pack, .snapshot, .hashEveryFile: false
+        }
+    }
+
+    var isOurs: Bool {
+        switch self {
+        case .pack(let tool), .unpack(let tool, _): tool == .ours
+        case .snapshot: true
+        case .copy, .hashEveryFile: false
+        }
+    }
+
+    /// Whether it is a peer doing our job its own way, so that our figures
+    /// are divided by the best of these: another tool packing, a peer
+    /// unpacking its own kind of archive, `cp -a`, the sha256sum line.
+    var isPeerBaseline: Bool {
+        switch self {
+        case .pack(let tool): tool != .ours
+        case .unpack(let tool, let producer): tool != .ours && producer == tool
+        case .copy, .hashEveryFile: true
+        case .snapshot: false
+        }
+    }
+
+    /// The peer's name, for the targets table.
+    var peerName: String {
+        switch self {
+        case .pack(let tool): tool.packer
+        case .unpack(let tool, _): tool.unpacker
+        case .copy: "cp -a"
+        case .snapshot: "ours"
+        case .hashEveryFile: "sha256sum -P2"
         }
     }
 
@@ -97,6 +144,9 @@ enum Operation: Hashable {
         switch self {
         case .pack(let tool): "pack: \(tool.packer)"
         case .unpack(let tool, let producer): "unpack: \(tool.unpacker) ← \(producer.packer)"
+        case .copy: "copy: cp -a"
+        case .snapshot: "snapshot: ours"
+        case .hashEveryFile: "snapshot: sha256sum -P2"
         }
     }
 }

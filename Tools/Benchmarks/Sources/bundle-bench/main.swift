@@ -1,7 +1,8 @@
+import BenchSupport
 import Foundation
 
 // bundle-bench: FileWrapperKit against `cp -a` and against itself, on the
-// workloads of gen.py. See `bundle-bench --help` and RESULTS.md.
+// workloads of gen.py. See `bundle-bench --help` and docs/performance.md.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
@@ -10,12 +11,7 @@ do {
         exit(0)
     }
     let options = try Options(parsing: arguments)
-    let work = options.workDirectory ?? FileManager.default.temporaryDirectory
-        .appendingPathComponent("bundle-bench-\(UUID().uuidString)").path
-    defer { if options.workDirectory == nil { try? Shell.remove(work) } }
-    var report = try Benchmark(options: options, work: work).run()
-    report.command = Shell.quoted(CommandLine.arguments)
-    print(options.markdown ? report.markdown : report.text)
+    try runBenchmark(options.common) { work in try Benchmark(options: options, work: work).run() }
 } catch {
     log("\(error)")
     exit(2)

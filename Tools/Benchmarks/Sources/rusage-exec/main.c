@@ -6,7 +6,10 @@
 //     STATUS WALL_SECONDS USER_SECONDS SYSTEM_SECONDS MAXRSS_KIB
 //
 // STATUS is the exit status, or 128 + the signal that ended it. PROGRAM's
-// own standard output goes to standard error, so that this line is alone.
+// own standard output goes to /dev/null, so that this line is alone and
+// what a tool reports about its work (wrapinspect unpack's summary, help
+// text) does not fill the benchmark's log; its errors still go to
+// standard error.
 //
 // Why a separate C program: Linux charges a process's peak RSS (ru_maxrss)
 // with the address space it had before execve. A child that a large
@@ -15,6 +18,7 @@
 // parent's peak. Forked from this program, the measured process starts
 // from a few hundred KiB, and its ru_maxrss is its own peak.
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -44,7 +48,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (child == 0) {
-        dup2(STDERR_FILENO, STDOUT_FILENO);
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, STDOUT_FILENO) < 0) {
+            fprintf(stderr, "rusage-exec: /dev/null: %s\n", strerror(errno));
+            _exit(127);
+        }
+        close(null);
         execvp(argv[2], argv + 2);
         fprintf(stderr, "rusage-exec: %s: %s\n", argv[2], strerror(errno));
         _exit(127);
