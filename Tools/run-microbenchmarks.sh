@@ -5,7 +5,7 @@
 #
 #   Tools/run-microbenchmarks.sh
 #   Tools/run-microbenchmarks.sh --target Hash
-#   Tools/run-microbenchmarks.sh --filter 'zip' --format markdown
+#   Tools/run-microbenchmarks.sh --filter 'ArchiveWriter zip.*'   (a regex the whole name must match)
 #
 # Fixtures are generated per benchmark below $MICROBENCHMARK_SCRATCH
 # (default /work/micro-scratch) and removed after it. The tables are grouped

@@ -15,7 +15,7 @@ extension Benchmark.Configuration {
     public static func microbenchmark(maxIterations: Int = 25, measuresBytes: Bool = false) -> Self {
         let metrics: [BenchmarkMetric] = [.wallClock, .cpuTotal, .throughput, .mallocCountTotal, .peakMemoryResident]
         return .init(
-            metrics: metrics + (measuresBytes ? [.megabytesPerSecond] : []),
+            metrics: metrics + (measuresBytes ? [.megabytesPerSecond] : []), units: [.megabytesPerSecond: .count],
             warmupIterations: 1, maxDuration: .seconds(3), maxIterations: maxIterations)
     }
 }
