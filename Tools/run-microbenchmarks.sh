@@ -14,7 +14,6 @@ set -euo pipefail
 
 benchmarks="$(cd "$(dirname "${BASH_SOURCE[0]}")/Benchmarks" && pwd)"
 export MICROBENCHMARK_SCRATCH="${MICROBENCHMARK_SCRATCH:-/work/micro-scratch}"
-mkdir -p "$MICROBENCHMARK_SCRATCH"
 
 # The plugin builds what it runs too; building first shows compiler errors plainly.
 for product in Walk Hash Write Digest; do
