@@ -35,7 +35,7 @@ final class DiskTreeWalk: @unchecked Sendable {
     /// Workers running a job.
     private var busy = 0
     private var failure: FileWrapperError?
-    private var chunks: [[ManifestEntry]] = []
+    private var chunks: [EntryChunk] = []
     private var entryCount = 0
     /// Workers waiting for a job, less the jobs queued for them: read
     /// without the lock, to decide whether to hand a subdirectory over.
@@ -62,13 +62,13 @@ final class DiskTreeWalk: @unchecked Sendable {
             }
         }
         if let failure { throw failure }
-        var entries: [ManifestEntry] = []
-        entries.reserveCapacity(entryCount)
-        for index in chunks.indices {
-            entries.append(contentsOf: chunks[index])
-            chunks[index] = []
+        // Each chunk is moved in and freed in turn, so that the entries
+        // are never in memory twice.
+        return Array(unsafeUninitializedCapacity: entryCount) { buffer, count in
+            while let chunk = chunks.popLast() {
+                count += chunk.moveEntries(to: buffer.baseAddress! + count)
+            }
         }
-        return entries
     }
 
     /// The next job for a worker, waiting while other workers may still
@@ -103,11 +103,11 @@ final class DiskTreeWalk: @unchecked Sendable {
     }
 
     /// Adds a chunk of entries a worker has read.
-    fileprivate func add(_ entries: consuming [ManifestEntry]) {
+    fileprivate func add(_ chunk: EntryChunk) {
         condition.lock()
         defer { condition.unlock() }
-        entryCount += entries.count
-        chunks.append(entries)
+        entryCount += chunk.count
+        chunks.append(chunk)
     }
 
     /// Whether a worker is waiting for a job that nobody has queued yet.
@@ -151,22 +151,50 @@ final class DiskTreeWalk: @unchecked Sendable {
     }
 }
 
-/// One thread of a ``DiskTreeWalk``: takes jobs until there are none,
-/// gathering the entries it reads in chunks of a fixed size, which it adds
-/// to the walk's as they fill (one allocation each, nothing to grow).
-private struct DiskWalkWorker: ~Copyable {
-    static let chunkSize = 1024
+/// Entries read by one worker, in storage of a fixed size that is
+/// allocated once and whose entries are moved, not copied, into the
+/// manifest's array.
+private final class EntryChunk: @unchecked Sendable {
+    static let capacity = 1024
 
+    private let storage = UnsafeMutablePointer<ManifestEntry>.allocate(capacity: capacity)
+    private(set) var count = 0
+
+    var isFull: Bool { count == Self.capacity }
+
+    func append(_ entry: consuming ManifestEntry) {
+        (storage + count).initialize(to: entry)
+        count += 1
+    }
+
+    /// Moves the entries to uninitialized memory at `target` and returns
+    /// how many there were; the chunk is left empty.
+    func moveEntries(to target: UnsafeMutablePointer<ManifestEntry>) -> Int {
+        let moved = count
+        target.moveInitialize(from: storage, count: moved)
+        count = 0
+        return moved
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+}
+
+/// One thread of a ``DiskTreeWalk``: takes jobs until there are none,
+/// gathering the entries it reads in chunks, which it adds to the walk's
+/// as they fill.
+private struct DiskWalkWorker: ~Copyable {
     let walk: DiskTreeWalk
     let reader: DiskManifestReader
     /// Each file's contents, a block at a time.
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentHashing.blockSize, alignment: 64)
-    var entries: [ManifestEntry] = []
+    var chunk = EntryChunk()
 
     init(walk: DiskTreeWalk, reader: DiskManifestReader) {
         self.walk = walk
         self.reader = reader
-        entries.reserveCapacity(Self.chunkSize)
     }
 
     deinit {
@@ -185,23 +213,15 @@ private struct DiskWalkWorker: ~Copyable {
             }
             walk.finished()
         }
-        if !entries.isEmpty {
-            walk.add(takeEntries())
-        }
-    }
-
-    private mutating func takeEntries() -> [ManifestEntry] {
-        var taken: [ManifestEntry] = []
-        swap(&taken, &entries)
-        return taken
+        walk.add(chunk)
     }
 
     /// Gathers `entry`, handing a full chunk to the walk and starting the next.
     private mutating func add(_ entry: ManifestEntry) {
-        entries.append(entry)
-        guard entries.count == Self.chunkSize else { return }
-        walk.add(takeEntries())
-        entries.reserveCapacity(Self.chunkSize)
+        chunk.append(entry)
+        guard chunk.isFull else { return }
+        walk.add(chunk)
+        chunk = EntryChunk()
     }
 
     /// Reads the directory `fd`, which it takes over, and everything below it.

@@ -66,7 +66,9 @@ public struct ManifestBuilder {
     /// second array of entries is ever made.
     private static func sort(_ entries: inout [ManifestEntry]) {
         var order = Array(entries.indices)
-        order.sort { ManifestPath.precedes(entries[$0].path, entries[$1].path) }
+        entries.withUnsafeBufferPointer { entries in
+            order.sort { ManifestPath.precedes(entries[$0].path, entries[$1].path) }
+        }
         // Each position is done once it holds its entry (order[position] == position).
         for start in order.indices where order[start] != start {
             var position = start
