@@ -75,8 +75,17 @@ struct ManifestText {
     /// when every byte is ASCII (names nearly always are); `false`, with
     /// nothing written, when one is not.
     private mutating func appendASCIIJSONString(_ value: [UInt8]) -> Bool {
-        guard value.allSatisfy({ $0 < 0x80 }) else { return false }
+        var needsEscapes = false
+        for byte in value {
+            if byte >= 0x80 { return false }
+            needsEscapes = needsEscapes || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        }
         bytes.append(UInt8(ascii: "\""))
+        guard needsEscapes else {
+            bytes.append(contentsOf: value)
+            bytes.append(UInt8(ascii: "\""))
+            return true
+        }
         for byte in value {
             switch byte {
             case UInt8(ascii: "\""): append(#"\""#)
@@ -96,19 +105,24 @@ struct ManifestText {
         return true
     }
 
-    /// `value` in `radix` (lowercase digits), padded with zeros to `width`.
+    /// `value` in `radix` (lowercase digits), padded with zeros to `width`
+    /// (at most 64).
     mutating func append(digitsOf value: UInt64, radix: UInt64, width: Int) {
-        let start = bytes.count
-        var rest = value
-        repeat {
-            let digit = UInt8(rest % radix)
-            bytes.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
-            rest /= radix
-        } while rest > 0
-        while bytes.count - start < width {
-            bytes.append(UInt8(ascii: "0"))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
+            var start = digits.count
+            var rest = value
+            repeat {
+                let digit = UInt8(rest % radix)
+                start -= 1
+                digits[start] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                rest /= radix
+            } while rest > 0
+            while digits.count - start < width {
+                start -= 1
+                digits[start] = UInt8(ascii: "0")
+            }
+            bytes.append(contentsOf: digits[start...])
         }
-        bytes[start...].reverse()
     }
 
     /// Hands the text gathered so far to `deliver` and starts afresh, when

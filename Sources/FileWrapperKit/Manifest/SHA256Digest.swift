@@ -57,11 +57,14 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
 
     /// Appends the 64 lowercase hexadecimal digits to `text`.
     func appendHex(to text: inout [UInt8]) {
-        withUnsafeBytes { bytes in
-            for byte in bytes {
-                text.append(Self.digits[Int(byte >> 4)])
-                text.append(Self.digits[Int(byte & 15)])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
+            withUnsafeBytes { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    digits[2 * index] = Self.digits[Int(byte >> 4)]
+                    digits[2 * index + 1] = Self.digits[Int(byte & 15)]
+                }
             }
+            text.append(contentsOf: digits)
         }
     }
 
