@@ -61,25 +61,67 @@ public struct ManifestBuilder {
         return Manifest(sortedEntries: entries, source: source, timeResolution: timeResolution(of: entries))
     }
 
-    /// Sorts `entries` in manifest order: their positions are sorted, then
-    /// the entries moved along the cycles of that permutation, so that no
-    /// second array of entries is ever made.
+    /// Sorts `entries` in manifest order: their positions are sorted (two
+    /// halves on two cores, then merged), then the entries moved along the
+    /// cycles of that permutation, so that no second array of entries is
+    /// ever made.
     private static func sort(_ entries: inout [ManifestEntry]) {
         var order = Array(entries.indices)
         entries.withUnsafeBufferPointer { entries in
-            order.sort { ManifestPath.precedes(entries[$0].path, entries[$1].path) }
+            let precedes = { (lhs: Int, rhs: Int) in ManifestPath.precedes(entries[lhs].path, entries[rhs].path) }
+            guard order.count >= 4096 else {
+                order.sort(by: precedes)
+                return
+            }
+            let middle = order.count / 2
+            order.withUnsafeMutableBufferPointer { order in
+                let shared = SharedMemory(buffer: (order: order, entries: entries))
+                DispatchQueue.concurrentPerform(iterations: 2) { half in
+                    let (order, entries) = shared.buffer
+                    var part = UnsafeMutableBufferPointer(rebasing: half == 0 ? order[..<middle] : order[middle...])
+                    part.sort { ManifestPath.precedes(entries[$0].path, entries[$1].path) }
+                }
+            }
+            order = Self.merge(order[..<middle], order[middle...], by: precedes)
         }
-        // Each position is done once it holds its entry (order[position] == position).
-        for start in order.indices where order[start] != start {
-            var position = start
-            while true {
-                let source = order[position]
-                order[position] = position
-                if source == start { break }
-                entries.swapAt(position, source)
-                position = source
+        entries.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            // Each position is done once it holds its entry (order[position] == position).
+            for start in order.indices where order[start] != start {
+                let first = (base + start).move()
+                var position = start
+                while true {
+                    let source = order[position]
+                    order[position] = position
+                    if source == start {
+                        (base + position).initialize(to: first)
+                        break
+                    }
+                    (base + position).moveInitialize(from: base + source, count: 1)
+                    position = source
+                }
             }
         }
+    }
+
+    /// Two sorted runs as one.
+    private static func merge(_ lhs: ArraySlice<Int>, _ rhs: ArraySlice<Int>, by precedes: (Int, Int) -> Bool) -> [Int] {
+        var merged: [Int] = []
+        merged.reserveCapacity(lhs.count + rhs.count)
+        var left = lhs.startIndex, right = rhs.startIndex
+        while left < lhs.endIndex, right < rhs.endIndex {
+            // Ties take the left run first, as a stable sort would.
+            if precedes(rhs[right], lhs[left]) {
+                merged.append(rhs[right])
+                right += 1
+            } else {
+                merged.append(lhs[left])
+                left += 1
+            }
+        }
+        merged.append(contentsOf: lhs[left...])
+        merged.append(contentsOf: rhs[right...])
+        return merged
     }
 
     /// The sorted `entries` with the root and every implied directory
@@ -155,42 +197,32 @@ public struct ManifestBuilder {
 
     /// Sets each entry's tree digest (when every file below it was hashed)
     /// and metadata digest. First the digests of the entries that are not
-    /// directories, which depend on the entry alone, on every core; then
-    /// one pass in manifest order, in which each directory's digests take
-    /// its children as they come and are finished when its subtree ends.
+    /// directories, which depend on the entry alone; then those of the
+    /// directories, each subtree of the root on its own, in one pass in
+    /// manifest order in which each directory's digests take its children
+    /// as they come and are finished when its subtree ends; last the
+    /// root's. Both passes run on every core.
     private static func computeDigests(_ entries: inout [ManifestEntry]) {
         entries.withUnsafeMutableBufferPointer { buffer in
-            let shared = SharedEntries(buffer: buffer)
+            let shared = SharedMemory(buffer: buffer)
             let slices = min(ProcessInfo.processInfo.activeProcessorCount, max(1, buffer.count / 4096))
             DispatchQueue.concurrentPerform(iterations: slices) { slice in
                 shared.computeLeafDigests(slice: slice, of: slices)
             }
-            // The directories that hold the current entry, root first.
-            var open: [(index: Int, digests: TreeDigest.Directory)] = []
-            func closeInnermost() {
-                let (index, digests) = open.removeLast()
-                (buffer[index].treeDigest, buffer[index].metadataDigest) = digests.finalize()
-                if !open.isEmpty {
-                    open[open.count - 1].digests.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
-                }
+            guard buffer[0].kind == .directory else { return }
+            // The root's children start where a path has no "/".
+            let children = buffer.indices.dropFirst().filter { !buffer[$0].path.contains(ManifestPath.separator) }
+            let count = buffer.count
+            DispatchQueue.concurrentPerform(iterations: children.count) { child in
+                let end = child + 1 < children.count ? children[child + 1] : count
+                shared.computeDirectoryDigests(children[child]..<end)
             }
-            for index in buffer.indices {
-                while let innermost = open.last, !ManifestPath.isWithin(buffer[index].path, buffer[innermost.index].path) {
-                    closeInnermost()
-                }
-                if buffer[index].kind == .directory {
-                    open.append((index, TreeDigest.Directory(buffer[index])))
-                    continue
-                }
-                if !open.isEmpty {
-                    open[open.count - 1].digests.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
-                }
-                // Only a directory keeps a tree digest, or a root that is not one.
-                if index > 0 { buffer[index].treeDigest = nil }
+            var root = TreeDigest.Directory(buffer[0])
+            for index in children {
+                root.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
+                if buffer[index].kind != .directory { buffer[index].treeDigest = nil }
             }
-            while !open.isEmpty {
-                closeInnermost()
-            }
+            (buffer[0].treeDigest, buffer[0].metadataDigest) = root.finalize()
         }
     }
 
@@ -214,11 +246,14 @@ public struct ManifestBuilder {
     }
 }
 
-/// The entries' storage, shared by threads that each set the digests of
-/// their own slice of it.
-private struct SharedEntries: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<ManifestEntry>
+/// Memory handed to the threads of a `concurrentPerform`, each of which
+/// reads it or writes its own part of it.
+private struct SharedMemory<Buffer>: @unchecked Sendable {
+    let buffer: Buffer
+}
 
+/// The entries, whose digests threads set, each for its own part.
+extension SharedMemory where Buffer == UnsafeMutableBufferPointer<ManifestEntry> {
     /// Sets the metadata digest of each entry of the slice that is not a
     /// directory, and its tree digest, which waits in ``ManifestEntry/treeDigest``
     /// until its directory's digest takes it.
@@ -227,6 +262,36 @@ private struct SharedEntries: @unchecked Sendable {
         for index in range where buffer[index].kind != .directory {
             buffer[index].treeDigest = TreeDigest.node(buffer[index])
             buffer[index].metadataDigest = TreeDigest.metadata(buffer[index])
+        }
+    }
+
+    /// Sets the digests of the directories of the subtree `range` (one
+    /// entry and everything below it), and clears the tree digests its
+    /// other entries held for them.
+    func computeDirectoryDigests(_ range: Range<Int>) {
+        // The directories that hold the current entry, outermost first.
+        var open: [(index: Int, digests: TreeDigest.Directory)] = []
+        func closeInnermost() {
+            let (index, digests) = open.removeLast()
+            (buffer[index].treeDigest, buffer[index].metadataDigest) = digests.finalize()
+            if !open.isEmpty {
+                open[open.count - 1].digests.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
+            }
+        }
+        for index in range {
+            while let innermost = open.last, !ManifestPath.isWithin(buffer[index].path, buffer[innermost.index].path) {
+                closeInnermost()
+            }
+            if buffer[index].kind == .directory {
+                open.append((index, TreeDigest.Directory(buffer[index])))
+            } else if !open.isEmpty {
+                open[open.count - 1].digests.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
+                // Only a directory keeps a tree digest.
+                buffer[index].treeDigest = nil
+            }
+        }
+        while !open.isEmpty {
+            closeInnermost()
         }
     }
 }
