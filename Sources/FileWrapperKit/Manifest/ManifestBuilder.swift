@@ -64,11 +64,11 @@ public struct ManifestBuilder {
     /// Sorts `entries` in manifest order: their positions are sorted (two
     /// halves on two cores, then merged), then the entries moved along the
     /// cycles of that permutation, so that no second array of entries is
-    /// ever made.
+    /// ever made. Positions are 32 bits: half the memory.
     private static func sort(_ entries: inout [ManifestEntry]) {
-        var order = Array(entries.indices)
+        var order = Array(0..<Int32(entries.count))
         entries.withUnsafeBufferPointer { entries in
-            let precedes = { (lhs: Int, rhs: Int) in ManifestPath.precedes(entries[lhs].path, entries[rhs].path) }
+            let precedes = { (lhs: Int32, rhs: Int32) in ManifestPath.precedes(entries[Int(lhs)].path, entries[Int(rhs)].path) }
             guard order.count >= 4096 else {
                 order.sort(by: precedes)
                 return
@@ -79,7 +79,7 @@ public struct ManifestBuilder {
                 DispatchQueue.concurrentPerform(iterations: 2) { half in
                     let (order, entries) = shared.buffer
                     var part = UnsafeMutableBufferPointer(rebasing: half == 0 ? order[..<middle] : order[middle...])
-                    part.sort { ManifestPath.precedes(entries[$0].path, entries[$1].path) }
+                    part.sort { ManifestPath.precedes(entries[Int($0)].path, entries[Int($1)].path) }
                 }
             }
             order = Self.merge(order[..<middle], order[middle...], by: precedes)
@@ -91,8 +91,8 @@ public struct ManifestBuilder {
                 let first = (base + start).move()
                 var position = start
                 while true {
-                    let source = order[position]
-                    order[position] = position
+                    let source = Int(order[position])
+                    order[position] = Int32(position)
                     if source == start {
                         (base + position).initialize(to: first)
                         break
@@ -105,8 +105,8 @@ public struct ManifestBuilder {
     }
 
     /// Two sorted runs as one.
-    private static func merge(_ lhs: ArraySlice<Int>, _ rhs: ArraySlice<Int>, by precedes: (Int, Int) -> Bool) -> [Int] {
-        var merged: [Int] = []
+    private static func merge(_ lhs: ArraySlice<Int32>, _ rhs: ArraySlice<Int32>, by precedes: (Int32, Int32) -> Bool) -> [Int32] {
+        var merged: [Int32] = []
         merged.reserveCapacity(lhs.count + rhs.count)
         var left = lhs.startIndex, right = rhs.startIndex
         while left < lhs.endIndex, right < rhs.endIndex {
