@@ -34,7 +34,7 @@ struct DiskManifestReader: Sendable {
             entries = [entry]
         case .regularFile:
             var entry = Self.entry(path: [], info: info)
-            entry.extendedAttributes = try Self.attributes(.path(root), path: { root })
+            entry.extendedAttributes = try Self.bytes(ExtendedAttributes.read(.path(root), displayPath: { root }))
             if hashingContents {
                 entry.contentDigest = try hashRoot(as: FileIdentity(info))
             }
@@ -76,9 +76,8 @@ struct DiskManifestReader: Sendable {
             owner: FileOwner(userID: info.st_uid, groupID: info.st_gid))
     }
 
-    /// The `user.*` extended attributes of `target`, as a manifest keeps them.
-    static func attributes(_ target: ExtendedAttributes.Target, path: Syscall.Path) throws(FileWrapperError) -> [String: [UInt8]] {
-        let attributes = try ExtendedAttributes.read(target, displayPath: path)
-        return attributes.isEmpty ? [:] : attributes.mapValues { Array($0) }
+    /// Extended attributes as a manifest keeps them (none costs no allocation).
+    static func bytes(_ attributes: [String: Data]) -> [String: [UInt8]] {
+        attributes.isEmpty ? [:] : attributes.mapValues { Array($0) }
     }
 }
