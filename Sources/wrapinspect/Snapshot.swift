@@ -29,7 +29,7 @@ struct Snapshot: ParsableCommand {
     @Argument(help: "The directory, file, archive or manifest to describe.")
     var path: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the manifest to this file (replaced atomically) instead of standard output.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the manifest to this file (a regular file is replaced atomically; a device, pipe or symbolic link is written through) instead of standard output.", valueName: "file"))
     var output: String?
 
     @Option(help: ArgumentHelp("json, jsonl or mtree (default: from the ending of --output, else json).", valueName: "format"))
@@ -46,15 +46,14 @@ struct Snapshot: ParsableCommand {
 
     func run() throws {
         let manifest = try input.manifest(of: path)
-        let data = manifest.encoded(as: chosenFormat)
         guard let output else {
-            FileHandle.standardOutput.write(data)
+            try manifest.write(as: chosenFormat, to: STDOUT_FILENO, path: "standard output")
             return
         }
         do {
-            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+            try manifest.write(as: chosenFormat, toFileAt: output)
         } catch {
-            throw ManifestError(file: output, message: "cannot write: \(error.localizedDescription)")
+            throw ManifestError(file: output, message: "cannot write: \(error)")
         }
     }
 }

@@ -49,6 +49,13 @@ struct SnapshotTests {
         #expect((object?["entries"] as? [Any])?.count == 15)
     }
 
+    @Test func anOutputThatCannotBeWrittenIsTroubleNamingIt() throws {
+        let journal = try SampleJournal()
+        let result = try WrapInspectProcess.run(["snapshot", "Travel.journal", "-o", "missing/journal.json"], in: journal.directory)
+        #expect(result.status == 2)
+        #expect(result.stderr == "wrapinspect: missing/journal.json: cannot write: openat(\"missing\") failed: No such file or directory (ENOENT)\n")
+    }
+
     /// The third promise: libarchive's mtree reader takes our mtree.
     @Test func bsdtarReadsTheMtreeManifest() throws {
         let journal = try SampleJournal()

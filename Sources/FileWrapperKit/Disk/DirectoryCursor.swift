@@ -69,8 +69,10 @@ package final class DirectoryCursor {
     }
 
     /// Makes `fd`, an open subdirectory of the current directory called
-    /// `name`, the current directory. The cursor takes ownership of `fd`.
-    package func enter(_ fd: CInt, name: [UInt8]) throws(FileWrapperError) {
+    /// `name`, the current directory, and returns what `fstat` says of it.
+    /// The cursor takes ownership of `fd`.
+    @discardableResult
+    package func enter(_ fd: CInt, name: [UInt8]) throws(FileWrapperError) -> stat {
         let info: stat
         do throws(FileWrapperError) {
             info = try Syscall.status(of: fd, path: { path(bytes: name) })
@@ -84,6 +86,7 @@ package final class DirectoryCursor {
             levels[lowestOpen].fd = -1
             lowestOpen += 1
         }
+        return info
     }
 
     /// Returns to the parent of the current directory.

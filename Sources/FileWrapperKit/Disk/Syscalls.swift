@@ -40,8 +40,16 @@ package enum Syscall {
         bytes name: [UInt8], in directory: CInt, flags: CInt, path: Path
     ) throws(FileWrapperError) -> CInt {
         try withCName(name) { cName throws(FileWrapperError) in
-            try retrying("openat", path) { Glibc.openat(directory, cName, flags | O_CLOEXEC) }
+            try open(cName: cName, in: directory, flags: flags, path: path)
         }
+    }
+
+    /// `openat(2)` with a name given as a NUL-terminated C string, as
+    /// ``forEachName(inDirectory:path:_:)`` hands it over.
+    package static func open(
+        cName name: UnsafePointer<CChar>, in directory: CInt, flags: CInt, path: Path
+    ) throws(FileWrapperError) -> CInt {
+        try retrying("openat", path) { Glibc.openat(directory, name, flags | O_CLOEXEC) }
     }
 
     /// Opens a directory without following a symlink in its last component.
@@ -190,6 +198,19 @@ package enum Syscall {
     /// The names in a directory, `.` and `..` left out, in the order
     /// `readdir(3)` gives them.
     package static func names(inDirectory fd: CInt, path: Path) throws(FileWrapperError) -> [[UInt8]] {
+        var names: [[UInt8]] = []
+        try forEachName(inDirectory: fd, path: path) { name, _ in names.append(Array(name)) }
+        return names
+    }
+
+    /// Calls `body` with each name in a directory, `.` and `..` left out,
+    /// in the order `readdir(3)` gives them, and the type its directory
+    /// entry records (`DT_REG`, `DT_DIR`, ...; `DT_UNKNOWN` where the file
+    /// system does not say). The name's bytes are followed by a NUL and
+    /// stay valid only during the call; nothing is copied.
+    package static func forEachName(
+        inDirectory fd: CInt, path: Path, _ body: (UnsafeBufferPointer<UInt8>, UInt8) throws(FileWrapperError) -> Void
+    ) throws(FileWrapperError) {
         let duplicate = try retrying("dup", path) { Glibc.dup(fd) }
         guard let stream = Glibc.fdopendir(duplicate) else {
             let code = Glibc.errno
@@ -198,20 +219,20 @@ package enum Syscall {
         }
         defer { Glibc.closedir(stream) }
         Glibc.rewinddir(stream)
-        var names: [[UInt8]] = []
         while true {
             Glibc.errno = 0
             guard let entry = Glibc.readdir(stream) else {
                 if Glibc.errno != 0 {
                     throw FileWrapperError(systemCall: "readdir", path: path(), errno: Errno(rawValue: Glibc.errno))
                 }
-                return names
+                return
             }
-            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
-                Array(raw.prefix(while: { $0 != 0 }))
-            }
-            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            names.append(name)
+            let type = entry.pointee.d_type
+            let name = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \.d_name)!).assumingMemoryBound(to: UInt8.self)
+            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+            let bytes = UnsafeBufferPointer(start: name, count: length)
+            if bytes.elementsEqual([0x2E]) || bytes.elementsEqual([0x2E, 0x2E]) { continue }
+            try body(bytes, type)
         }
     }
 

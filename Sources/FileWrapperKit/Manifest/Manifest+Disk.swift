@@ -12,117 +12,58 @@ extension Manifest {
     }
 }
 
-/// Walks a tree on disk through directory descriptors, without recursion,
-/// into a ``ManifestBuilder``; then hashes the files it found.
-struct DiskManifestReader {
+/// Reads a tree on disk into a ``ManifestBuilder``: a directory through
+/// ``DiskTreeWalk``, a single file or symbolic link here.
+struct DiskManifestReader: Sendable {
     let root: String
     /// The root as the caller gave it, for ``Manifest/source``.
     let name: String
     let hashingContents: Bool
     let progress: ManifestProgress?
 
-    /// A regular file found by the walk, to hash.
-    private struct PendingFile {
-        var entryIndex: Int
-        var path: [UInt8]
-        var identity: FileIdentity
-    }
-
     func read() throws -> Manifest {
         let info = try Syscall.status(of: root, in: AT_FDCWD, path: { root })
-        var entries: [ManifestEntry] = []
-        var files: [PendingFile] = []
+        let entries: [ManifestEntry]
         switch InodeKind(mode: info.st_mode) {
         case .directory:
             let fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { root })
-            let cursor = try DirectoryCursor(root: fd, path: root)
-            var entry = Self.entry(path: [], info: info)
-            entry.extendedAttributes = try Self.bytes(ExtendedAttributes.read(.descriptor(cursor.current), displayPath: { root }))
-            entries.append(entry)
-            try walk(cursor, into: &entries, files: &files)
+            entries = try DiskTreeWalk(reader: self).entries(below: fd)
         case .symbolicLink:
             var entry = Self.entry(path: [], info: info)
             entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: Array(root.utf8), in: AT_FDCWD, path: { root })
-            entries.append(entry)
-        case .regularFile, .other:
+            entries = [entry]
+        case .regularFile:
             var entry = Self.entry(path: [], info: info)
-            if entry.kind == .file {
-                entry.extendedAttributes = try Self.bytes(ExtendedAttributes.read(.path(root), displayPath: { root }))
-                files.append(PendingFile(entryIndex: 0, path: [], identity: FileIdentity(info)))
+            entry.extendedAttributes = try Self.bytes(ExtendedAttributes.read(.path(root), displayPath: { root }))
+            if hashingContents {
+                entry.contentDigest = try hashRoot(as: FileIdentity(info))
             }
-            entries.append(entry)
-        }
-        if hashingContents {
-            let digests = try ContentHashing.hash(files.map { file in
-                ContentHashing.Job(path: fullPath(file.path), identity: file.identity)
-            }, progress: progress)
-            for (file, digest) in zip(files, digests) {
-                entries[file.entryIndex].contentDigest = digest
-            }
+            entries = [entry]
+        case .other:
+            entries = [Self.entry(path: [], info: info)]
         }
         var builder = ManifestBuilder(source: Manifest.Source(kind: info.st_mode & S_IFMT == S_IFDIR ? .bundle : .file, name: name))
-        for entry in entries {
-            try builder.add(entry)
+        // Handed over, not shared: the builder sorts the entries in place.
+        try builder.add(contentsOf: consume entries)
+        return try (consume builder).finish()
+    }
+
+    /// The digest of the root when it is a regular file, which must still be
+    /// the file `lstat` saw.
+    private func hashRoot(as identity: FileIdentity) throws(FileWrapperError) -> SHA256Digest {
+        let fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_NOFOLLOW, path: { root })
+        defer { Syscall.close(fd) }
+        let info = try Syscall.status(of: fd, path: { root })
+        guard identity.isSameInode(as: info), Int64(info.st_size) == identity.size else {
+            throw FileWrapperError(.changedOnDisk, path: root, detail: "the file was replaced or changed size while the tree was read")
         }
-        return try builder.finish()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentHashing.blockSize, alignment: 64)
+        defer { buffer.deallocate() }
+        return try ContentHashing.digest(of: fd, size: identity.size, buffer: buffer, progress: progress, path: { root })
     }
 
-    /// The path to open for an entry's path below the root.
-    private func fullPath(_ relative: [UInt8]) -> [UInt8] {
-        relative.isEmpty ? Array(root.utf8) : Array(root.utf8) + [UInt8(ascii: "/")] + relative
-    }
-
-    /// Reads every entry below the cursor's directory, depth first.
-    private func walk(_ cursor: DirectoryCursor, into entries: inout [ManifestEntry], files: inout [PendingFile]) throws {
-        // Each frame: the directory's path below the root and its
-        // subdirectories still to enter.
-        var frames: [(path: [UInt8], subdirectories: [[UInt8]])] = []
-        frames.append(([], try readDirectory(cursor, path: [], into: &entries, files: &files)))
-        while !frames.isEmpty {
-            guard let name = frames[frames.count - 1].subdirectories.popLast() else {
-                frames.removeLast()
-                if !frames.isEmpty { try cursor.leave() }
-                continue
-            }
-            let path = Self.join(frames[frames.count - 1].path, name)
-            let fd = try Syscall.open(bytes: name, in: cursor.current, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { cursor.path(bytes: name) })
-            try cursor.enter(fd, name: name)
-            frames.append((path, try readDirectory(cursor, path: path, into: &entries, files: &files)))
-        }
-    }
-
-    /// Adds the entries of the directory at the cursor and returns the
-    /// names of its subdirectories.
-    private func readDirectory(
-        _ cursor: DirectoryCursor, path directoryPath: [UInt8], into entries: inout [ManifestEntry], files: inout [PendingFile]
-    ) throws -> [[UInt8]] {
-        let fd = cursor.current
-        let countBefore = entries.count
-        var subdirectories: [[UInt8]] = []
-        for name in try Syscall.names(inDirectory: fd, path: { cursor.path() }) {
-            let info = try Syscall.status(ofBytes: name, in: fd, path: { cursor.path(bytes: name) })
-            var entry = Self.entry(path: Self.join(directoryPath, name), info: info)
-            switch entry.kind {
-            case .symlink:
-                entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: name, in: fd, path: { cursor.path(bytes: name) })
-            case .file, .directory:
-                entry.extendedAttributes = try Self.bytes(ExtendedAttributes.read(bytes: name, in: fd, path: { cursor.path(bytes: name) }))
-            case .hardLink, .other:
-                break
-            }
-            if entry.kind == .directory {
-                subdirectories.append(name)
-            } else if entry.kind == .file {
-                files.append(PendingFile(entryIndex: entries.count, path: entry.path, identity: FileIdentity(info)))
-            }
-            entries.append(entry)
-        }
-        progress?.count(entries: entries.count - countBefore)
-        return subdirectories
-    }
-
-    /// An entry from what `lstat` says.
-    private static func entry(path: [UInt8], info: stat) -> ManifestEntry {
+    /// An entry from what `lstat` or `fstat` says.
+    static func entry(path: [UInt8], info: stat) -> ManifestEntry {
         let kind: ManifestEntry.Kind = switch InodeKind(mode: info.st_mode) {
         case .regularFile: .file
         case .directory: .directory
@@ -135,11 +76,8 @@ struct DiskManifestReader {
             owner: FileOwner(userID: info.st_uid, groupID: info.st_gid))
     }
 
-    private static func join(_ directory: [UInt8], _ name: [UInt8]) -> [UInt8] {
-        directory.isEmpty ? name : directory + [UInt8(ascii: "/")] + name
-    }
-
-    private static func bytes(_ attributes: [String: Data]) -> [String: [UInt8]] {
-        attributes.mapValues { Array($0) }
+    /// Extended attributes as a manifest keeps them (none costs no allocation).
+    static func bytes(_ attributes: [String: Data]) -> [String: [UInt8]] {
+        attributes.isEmpty ? [:] : attributes.mapValues { Array($0) }
     }
 }

@@ -29,6 +29,6 @@ extension Manifest {
             }
             try builder.add(entry)
         }
-        self = try builder.finish()
+        self = try (consume builder).finish()
     }
 }

@@ -1,22 +1,30 @@
 import Foundation
 
 extension Manifest {
-    /// The manifest as one JSON document (`docs/manifest-format.md`): the
-    /// header keys one a line, then each entry as a compact object on its
-    /// own line, so that two manifests diff line by line.
-    func jsonBytes() -> [UInt8] {
-        var bytes = Array("{\n  \"format\": \"fwk-manifest\",\n  \"version\": \(ManifestJSONFields.version),\n  \"source\": ".utf8)
-        bytes += ManifestJSONFields.sourceObject(source)
+    /// Writes the manifest as one JSON document (`docs/manifest-format.md`):
+    /// the header keys one a line, then each entry as a compact object on
+    /// its own line, so that two manifests diff line by line.
+    func writeJSON<Failure: Error>(to deliver: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        var text = ManifestText()
+        text.append("{\n  \"format\": \"fwk-manifest\",\n  \"version\": ")
+        text.append(decimal: ManifestJSONFields.version)
+        text.append(",\n  \"source\": ")
+        ManifestJSONFields.appendSource(source, to: &text)
         if let treeDigestText {
-            bytes += Array(",\n  \"treeDigest\": \"\(treeDigestText)\"".utf8)
+            text.append(",\n  \"treeDigest\": \"")
+            text.append(utf8: treeDigestText)
+            text.append("\"")
         }
-        bytes += Array(",\n  \"metadataDigest\": \"\(metadataDigestText)\",\n  \"entries\": [".utf8)
-        for (index, entry) in entries.enumerated() {
-            bytes += Array((index == 0 ? "\n    " : ",\n    ").utf8)
-            bytes += ManifestJSONFields.entryObject(entry)
+        text.append(",\n  \"metadataDigest\": \"")
+        text.append(utf8: metadataDigestText)
+        text.append("\",\n  \"entries\": [")
+        for index in entries.indices {
+            text.append(index == 0 ? "\n    " : ",\n    ")
+            ManifestJSONFields.appendEntry(entries[index], to: &text)
+            try text.handOn(to: deliver)
         }
-        bytes += Array("\n  ]\n}\n".utf8)
-        return bytes
+        text.append("\n  ]\n}\n")
+        try text.handOn(finishing: true, to: deliver)
     }
 
     /// Reads a JSON manifest; entries are named `entry N`, counting the root as 1.

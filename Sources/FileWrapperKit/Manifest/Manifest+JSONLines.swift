@@ -1,21 +1,31 @@
 import Foundation
 
 extension Manifest {
-    /// The manifest as JSON Lines (`docs/manifest-format.md`): a header
-    /// object with the entry count, then one entry object a line, so that a
-    /// reader can stream it and tell a cut-off file from a whole one.
-    func jsonLinesBytes() -> [UInt8] {
-        var bytes = Array("{\"format\":\"fwk-manifest-lines\",\"version\":\(ManifestJSONFields.version),\"source\":".utf8)
-        bytes += ManifestJSONFields.sourceObject(source)
+    /// Writes the manifest as JSON Lines (`docs/manifest-format.md`): a
+    /// header object with the entry count, then one entry object a line, so
+    /// that a reader can stream it and tell a cut-off file from a whole one.
+    func writeJSONLines<Failure: Error>(to deliver: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        var text = ManifestText()
+        text.append(#"{"format":"fwk-manifest-lines","version":"#)
+        text.append(decimal: ManifestJSONFields.version)
+        text.append(#","source":"#)
+        ManifestJSONFields.appendSource(source, to: &text)
         if let treeDigestText {
-            bytes += Array(",\"treeDigest\":\"\(treeDigestText)\"".utf8)
+            text.append(#","treeDigest":""#)
+            text.append(utf8: treeDigestText)
+            text.append("\"")
         }
-        bytes += Array(",\"metadataDigest\":\"\(metadataDigestText)\",\"entries\":\(entries.count)}\n".utf8)
-        for entry in entries {
-            bytes += ManifestJSONFields.entryObject(entry)
-            bytes.append(UInt8(ascii: "\n"))
+        text.append(#","metadataDigest":""#)
+        text.append(utf8: metadataDigestText)
+        text.append(#"","entries":"#)
+        text.append(decimal: entries.count)
+        text.append("}\n")
+        for index in entries.indices {
+            ManifestJSONFields.appendEntry(entries[index], to: &text)
+            text.append("\n")
+            try text.handOn(to: deliver)
         }
-        return bytes
+        try text.handOn(finishing: true, to: deliver)
     }
 
     /// Reads a JSON Lines manifest; errors name the line. Blank lines are skipped.

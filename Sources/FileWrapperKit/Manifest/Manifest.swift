@@ -42,19 +42,12 @@ public struct Manifest: Sendable {
     /// 100 ns, zip and GNU tar 1 s), or 2 s for a zip whose times are all
     /// even (DOS times). Comparisons round times to the coarser of two manifests.
     public let timeResolution: Int64
-    private let indexByPath: [[UInt8]: Int]
 
     /// A manifest of `entries`, sorted and checked as ``ManifestBuilder`` does.
     init(sortedEntries entries: [ManifestEntry], source: Source, timeResolution: Int64) {
         self.entries = entries
         self.source = source
         self.timeResolution = timeResolution
-        var index: [[UInt8]: Int] = [:]
-        index.reserveCapacity(entries.count)
-        for (position, entry) in entries.enumerated() {
-            index[entry.path] = position
-        }
-        indexByPath = index
     }
 
     /// The root entry.
@@ -81,9 +74,20 @@ public struct Manifest: Sendable {
         root.treeDigest != nil
     }
 
-    /// The entry at `path`, if there is one.
+    /// The entry at `path`, if there is one: found by binary search in the
+    /// sorted entries, so that a manifest needs no index beside them.
     public func entry(at path: [UInt8]) -> ManifestEntry? {
-        indexByPath[path].map { entries[$0] }
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ManifestPath.precedes(entries[middle].path, path) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low < entries.count && entries[low].path == path ? entries[low] : nil
     }
 
     /// The position just past the subtree that starts at `index`.

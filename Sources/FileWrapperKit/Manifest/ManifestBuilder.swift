@@ -1,3 +1,6 @@
+import Dispatch
+import Foundation
+
 /// Collects entries in any order, from any source, and makes them a
 /// ``Manifest``: paths normalized, directories that are only implied by
 /// their contents added, everything sorted and checked, and the digests of
@@ -16,120 +19,279 @@ public struct ManifestBuilder {
     /// Adds `entry` after cleaning its path (`./a//b/` is `a/b`, `.` is the
     /// root). Throws for an absolute path or a `..` component.
     public mutating func add(_ entry: ManifestEntry) throws(ManifestError) {
+        var entry = entry
+        entry.path = try normalizedPath(of: entry)
+        entries.append(entry)
+    }
+
+    /// Adds every entry of `entries` as ``add(_:)`` does, taking the array
+    /// over instead of copying the entries one by one.
+    package mutating func add(contentsOf entries: consuming [ManifestEntry]) throws(ManifestError) {
+        var entries = entries
+        for index in entries.indices {
+            let path = try normalizedPath(of: entries[index])
+            if path.count != entries[index].path.count {
+                entries[index].path = path
+            }
+        }
+        if self.entries.isEmpty {
+            self.entries = entries
+        } else {
+            self.entries.append(contentsOf: entries)
+        }
+    }
+
+    private func normalizedPath(of entry: ManifestEntry) throws(ManifestError) -> [UInt8] {
         guard let path = ManifestPath.normalized(entry.path) else {
             throw ManifestError(
                 file: source.name, entry: PathDisplay.text(entry.path),
                 message: "the path leaves the tree (absolute, or with a \"..\" component), so it has no place in a manifest")
         }
-        var entry = entry
-        entry.path = path
-        entries.append(entry)
+        return path
     }
 
     /// The manifest. Throws when two entries have one path, or when an
     /// entry lies below something that is not a directory.
     public consuming func finish() throws(ManifestError) -> Manifest {
-        var entries = self.entries
-        entries.sort { ManifestPath.precedes($0.path, $1.path) }
-        var sorted: [ManifestEntry] = []
-        sorted.reserveCapacity(entries.count + 1)
-        if entries.first?.path.isEmpty != true {
-            sorted.append(ManifestEntry(path: [], kind: .directory))
-        }
-        // Directories seen so far by path; a missing parent is added just
-        // before the first entry below it, which keeps the order.
-        var directories: Set<[UInt8]> = []
-        for entry in entries {
-            if let last = sorted.last, last.path == entry.path {
-                throw ManifestError(file: source.name, entry: entry.displayPath, message: "the tree has two entries at this path")
-            }
-            if let parent = ManifestPath.parent(of: entry.path) {
-                try addMissingDirectories(upTo: parent, below: entry, into: &sorted, directories: &directories)
-            }
-            if entry.kind == .directory {
-                directories.insert(entry.path)
-            }
-            sorted.append(entry)
-        }
-        computeDigests(&sorted)
-        return Manifest(sortedEntries: sorted, source: source, timeResolution: timeResolution(of: sorted))
+        var entries: [ManifestEntry] = []
+        swap(&entries, &self.entries)
+        Self.sort(&entries)
+        entries = try completed(entries)
+        Self.computeDigests(&entries)
+        return Manifest(sortedEntries: entries, source: source, timeResolution: timeResolution(of: entries))
     }
 
-    /// Makes sure `parent` and its own parents are directories in `sorted`,
-    /// adding those that no entry stands for.
-    private func addMissingDirectories(
-        upTo parent: [UInt8], below entry: ManifestEntry, into sorted: inout [ManifestEntry], directories: inout Set<[UInt8]>
-    ) throws(ManifestError) {
-        var missing: [[UInt8]] = []
-        var path: [UInt8]? = parent
-        while let current = path, !directories.contains(current) {
-            if current.isEmpty {
-                guard sorted.first?.kind == .directory else {
-                    throw ManifestError(file: source.name, entry: entry.displayPath, message: "the tree's root is not a directory, so nothing can lie below it")
-                }
-                directories.insert([])
-                break
+    /// Sorts `entries` in manifest order: their positions are sorted (two
+    /// halves on two cores, then merged), then the entries moved along the
+    /// cycles of that permutation, so that no second array of entries is
+    /// ever made. Positions are 32 bits: half the memory.
+    private static func sort(_ entries: inout [ManifestEntry]) {
+        var order = Array(0..<Int32(entries.count))
+        entries.withUnsafeBufferPointer { entries in
+            let precedes = { (lhs: Int32, rhs: Int32) in ManifestPath.precedes(entries[Int(lhs)].path, entries[Int(rhs)].path) }
+            guard order.count >= 4096 else {
+                order.sort(by: precedes)
+                return
             }
-            if let last = sorted.last, last.path == current {
+            let middle = order.count / 2
+            order.withUnsafeMutableBufferPointer { order in
+                let shared = SharedMemory(buffer: (order: order, entries: entries))
+                DispatchQueue.concurrentPerform(iterations: 2) { half in
+                    let (order, entries) = shared.buffer
+                    var part = UnsafeMutableBufferPointer(rebasing: half == 0 ? order[..<middle] : order[middle...])
+                    part.sort { ManifestPath.precedes(entries[Int($0)].path, entries[Int($1)].path) }
+                }
+            }
+            order = Self.merge(order[..<middle], order[middle...], by: precedes)
+        }
+        entries.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            // Each position is done once it holds its entry (order[position] == position).
+            for start in order.indices where order[start] != start {
+                let first = (base + start).move()
+                var position = start
+                while true {
+                    let source = Int(order[position])
+                    order[position] = Int32(position)
+                    if source == start {
+                        (base + position).initialize(to: first)
+                        break
+                    }
+                    (base + position).moveInitialize(from: base + source, count: 1)
+                    position = source
+                }
+            }
+        }
+    }
+
+    /// Two sorted runs as one.
+    private static func merge(_ lhs: ArraySlice<Int32>, _ rhs: ArraySlice<Int32>, by precedes: (Int32, Int32) -> Bool) -> [Int32] {
+        var merged: [Int32] = []
+        merged.reserveCapacity(lhs.count + rhs.count)
+        var left = lhs.startIndex, right = rhs.startIndex
+        while left < lhs.endIndex, right < rhs.endIndex {
+            // Ties take the left run first, as a stable sort would.
+            if precedes(rhs[right], lhs[left]) {
+                merged.append(rhs[right])
+                right += 1
+            } else {
+                merged.append(lhs[left])
+                left += 1
+            }
+        }
+        merged.append(contentsOf: lhs[left...])
+        merged.append(contentsOf: rhs[right...])
+        return merged
+    }
+
+    /// The sorted `entries` with the root and every implied directory
+    /// added, each just before the first entry below it. Throws for two
+    /// entries at one path and for an entry below something that is not a
+    /// directory.
+    private func completed(_ entries: consuming [ManifestEntry]) throws(ManifestError) -> [ManifestEntry] {
+        var additions: [(position: Int, entry: ManifestEntry)] = []
+        // The directories that hold the current position, root first.
+        var ancestors: [[UInt8]] = []
+        if entries.first?.path.isEmpty != true {
+            additions.append((0, ManifestEntry(path: [], kind: .directory)))
+            ancestors.append([])
+        }
+        for index in entries.indices {
+            let path = entries[index].path
+            if index > 0, entries[index - 1].path == path {
+                throw ManifestError(file: source.name, entry: entries[index].displayPath, message: "the tree has two entries at this path")
+            }
+            while let innermost = ancestors.last, path.isEmpty || !ManifestPath.isWithin(path, innermost) {
+                ancestors.removeLast()
+            }
+            if !path.isEmpty {
+                let missing = try missingDirectories(below: ancestors.last, to: entries[index], after: index > 0 ? entries[index - 1] : nil)
+                for directory in missing {
+                    additions.append((index, ManifestEntry(path: directory, kind: .directory)))
+                    ancestors.append(directory)
+                }
+            }
+            if entries[index].kind == .directory {
+                ancestors.append(path)
+            }
+        }
+        guard !additions.isEmpty else { return entries }
+        var result: [ManifestEntry] = []
+        result.reserveCapacity(entries.count + additions.count)
+        var next = 0
+        for (position, directory) in additions {
+            result.append(contentsOf: entries[next..<position])
+            result.append(directory)
+            next = position
+        }
+        result.append(contentsOf: entries[next...])
+        return result
+    }
+
+    /// The paths of the directories between `innermost` (the deepest
+    /// directory already in place above `entry`, `nil` when not even the
+    /// root is one) and `entry`, outermost first; none when `innermost` is
+    /// its parent. Throws when one of them is `previous`, an entry that is
+    /// not a directory, or the root.
+    private func missingDirectories(
+        below innermost: [UInt8]?, to entry: ManifestEntry, after previous: ManifestEntry?
+    ) throws(ManifestError) -> [[UInt8]] {
+        let path = entry.path
+        var missing: [[UInt8]] = []
+        var end = path.lastIndex(of: ManifestPath.separator) ?? 0
+        while end > (innermost?.count ?? -1) {
+            guard end > 0 else {
+                throw ManifestError(file: source.name, entry: entry.displayPath, message: "the tree's root is not a directory, so nothing can lie below it")
+            }
+            let directory = Array(path[..<end])
+            if let previous, previous.path == directory {
                 throw ManifestError(
                     file: source.name, entry: entry.displayPath,
-                    message: "the entry lies below \"\(last.displayPath)\", which is a \(last.kind.rawValue), not a directory")
+                    message: "the entry lies below \"\(previous.displayPath)\", which is a \(previous.kind.rawValue), not a directory")
             }
-            missing.append(current)
-            path = ManifestPath.parent(of: current)
+            missing.append(directory)
+            end = path[..<end].lastIndex(of: ManifestPath.separator) ?? 0
         }
-        for directory in missing.reversed() {
-            directories.insert(directory)
-            sorted.append(ManifestEntry(path: directory, kind: .directory))
-        }
+        return missing.reversed()
     }
 
     /// Sets each entry's tree digest (when every file below it was hashed)
-    /// and metadata digest, children before parents.
-    private func computeDigests(_ entries: inout [ManifestEntry]) {
-        // Children of each directory by the directory's position, gathered
-        // from the last entry back, so each list is in reverse order.
-        var treeChildren: [Int: [TreeDigest.Child]] = [:]
-        var metadataChildren: [Int: [TreeDigest.Child]] = [:]
-        var incomplete: Set<Int> = []
-        var parentIndex: [[UInt8]: Int] = [:]
-        for (index, entry) in entries.enumerated() where entry.kind == .directory {
-            parentIndex[entry.path] = index
-        }
-        for index in entries.indices.reversed() {
-            var entry = entries[index]
-            let isIncomplete = incomplete.contains(index)
-            let tree = isIncomplete ? nil : TreeDigest.node(entry, children: (treeChildren[index] ?? []).reversed())
-            let metadata = TreeDigest.metadata(entry, children: (metadataChildren[index] ?? []).reversed())
-            entry.treeDigest = entry.kind == .directory ? tree : nil
-            entry.metadataDigest = metadata
-            entries[index] = entry
-            treeChildren[index] = nil
-            metadataChildren[index] = nil
-            guard let parentPath = ManifestPath.parent(of: entry.path), let parent = parentIndex[parentPath] else { continue }
-            if let tree {
-                treeChildren[parent, default: []].append(TreeDigest.Child(name: entry.name, digest: tree))
-            } else {
-                incomplete.insert(parent)
+    /// and metadata digest. First the digests of the entries that are not
+    /// directories, which depend on the entry alone; then those of the
+    /// directories, each subtree of the root on its own, in one pass in
+    /// manifest order in which each directory's digests take its children
+    /// as they come and are finished when its subtree ends; last the
+    /// root's. Both passes run on every core.
+    private static func computeDigests(_ entries: inout [ManifestEntry]) {
+        entries.withUnsafeMutableBufferPointer { buffer in
+            let shared = SharedMemory(buffer: buffer)
+            let slices = min(ProcessInfo.processInfo.activeProcessorCount, max(1, buffer.count / 4096))
+            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                shared.computeLeafDigests(slice: slice, of: slices)
             }
-            metadataChildren[parent, default: []].append(TreeDigest.Child(name: entry.name, digest: metadata))
-        }
-        // The root's tree digest is the tree's, whatever the root's kind.
-        if !incomplete.contains(0), entries[0].kind != .directory {
-            entries[0].treeDigest = TreeDigest.node(entries[0], children: [])
+            guard buffer[0].kind == .directory else { return }
+            // The root's children start where a path has no "/".
+            let children = buffer.indices.dropFirst().filter { !buffer[$0].path.contains(ManifestPath.separator) }
+            let count = buffer.count
+            DispatchQueue.concurrentPerform(iterations: children.count) { child in
+                let end = child + 1 < children.count ? children[child + 1] : count
+                shared.computeDirectoryDigests(children[child]..<end)
+            }
+            var root = TreeDigest.Directory(buffer[0])
+            for index in children {
+                root.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
+                if buffer[index].kind != .directory { buffer[index].treeDigest = nil }
+            }
+            (buffer[0].treeDigest, buffer[0].metadataDigest) = root.finalize()
         }
     }
 
     /// See ``Manifest/timeResolution``.
     private func timeResolution(of entries: [ManifestEntry]) -> Int64 {
-        let times = entries.compactMap(\.modified)
         var resolution: Int64 = 1_000_000_000
-        while resolution > 1, !times.allSatisfy({ Int64($0.nanoseconds) % resolution == 0 }) {
-            resolution /= 10
+        var hasTimes = false
+        var allEvenSeconds = true
+        for index in entries.indices {
+            guard let modified = entries[index].modified else { continue }
+            hasTimes = true
+            allEvenSeconds = allEvenSeconds && modified.seconds % 2 == 0
+            while resolution > 1, Int64(modified.nanoseconds) % resolution != 0 {
+                resolution /= 10
+            }
         }
-        if resolution == 1_000_000_000, evenSecondsMeanDOSTimes, !times.isEmpty, times.allSatisfy({ $0.seconds % 2 == 0 }) {
+        if resolution == 1_000_000_000, evenSecondsMeanDOSTimes, hasTimes, allEvenSeconds {
             return 2_000_000_000
         }
         return resolution
+    }
+}
+
+/// Memory handed to the threads of a `concurrentPerform`, each of which
+/// reads it or writes its own part of it.
+private struct SharedMemory<Buffer>: @unchecked Sendable {
+    let buffer: Buffer
+}
+
+/// The entries, whose digests threads set, each for its own part.
+extension SharedMemory where Buffer == UnsafeMutableBufferPointer<ManifestEntry> {
+    /// Sets the metadata digest of each entry of the slice that is not a
+    /// directory, and its tree digest, which waits in ``ManifestEntry/treeDigest``
+    /// until its directory's digest takes it.
+    func computeLeafDigests(slice: Int, of slices: Int) {
+        let range = buffer.count * slice / slices..<buffer.count * (slice + 1) / slices
+        for index in range where buffer[index].kind != .directory {
+            buffer[index].treeDigest = TreeDigest.node(buffer[index])
+            buffer[index].metadataDigest = TreeDigest.metadata(buffer[index])
+        }
+    }
+
+    /// Sets the digests of the directories of the subtree `range` (one
+    /// entry and everything below it), and clears the tree digests its
+    /// other entries held for them.
+    func computeDirectoryDigests(_ range: Range<Int>) {
+        // The directories that hold the current entry, outermost first.
+        var open: [(index: Int, digests: TreeDigest.Directory)] = []
+        func closeInnermost() {
+            let (index, digests) = open.removeLast()
+            (buffer[index].treeDigest, buffer[index].metadataDigest) = digests.finalize()
+            if !open.isEmpty {
+                open[open.count - 1].digests.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
+            }
+        }
+        for index in range {
+            while let innermost = open.last, !ManifestPath.isWithin(buffer[index].path, buffer[innermost.index].path) {
+                closeInnermost()
+            }
+            if buffer[index].kind == .directory {
+                open.append((index, TreeDigest.Directory(buffer[index])))
+            } else if !open.isEmpty {
+                open[open.count - 1].digests.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
+                // Only a directory keeps a tree digest.
+                buffer[index].treeDigest = nil
+            }
+        }
+        while !open.isEmpty {
+            closeInnermost()
+        }
     }
 }

@@ -14,27 +14,30 @@ public struct ManifestEntry: Sendable, Hashable {
         case other
     }
 
+    // The properties are declared in an order that lets the small ones fill
+    // the padding after each digest: 184 bytes an entry instead of 200.
+
     /// The path below the tree's root, components separated by `/`, as
     /// bytes: Linux names need not be UTF-8. Empty for the root itself.
     public var path: [UInt8]
-    public var kind: Kind
-    /// A file's size in bytes.
-    public var size: Int64?
-    /// Permission bits, with set-user-ID, set-group-ID and sticky (`0o7777`).
-    public var permissions: UInt16?
-    public var modified: FileTimestamp?
-    public var owner: FileOwner?
     /// A symbolic link's target, or the path a hard link names.
     public var linkTarget: [UInt8]?
-    /// SHA-256 of a file's contents (of the file a hard link names).
-    public var contentDigest: SHA256Digest?
     /// `user.*` extended attributes by name.
     public var extendedAttributes: [String: [UInt8]]?
+    /// SHA-256 of a file's contents (of the file a hard link names).
+    public var contentDigest: SHA256Digest?
+    public var kind: Kind
+    /// Permission bits, with set-user-ID, set-group-ID and sticky (`0o7777`).
+    public var permissions: UInt16?
     /// A directory's tree digest (``TreeDigest``), set when the manifest is made.
     public internal(set) var treeDigest: SHA256Digest?
+    public var owner: FileOwner?
     /// The digest of the metadata of this entry and everything below it,
     /// set when the manifest is made.
     public internal(set) var metadataDigest: SHA256Digest?
+    /// A file's size in bytes.
+    public var size: Int64?
+    public var modified: FileTimestamp?
 
     public init(
         path: [UInt8], kind: Kind, size: Int64? = nil, permissions: UInt16? = nil, modified: FileTimestamp? = nil,
@@ -91,18 +94,35 @@ public enum ManifestPath {
     /// any other byte. A directory comes right before everything below it,
     /// so each subtree is one run of entries.
     public static func precedes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        lhs.withUnsafeBufferPointer { left in
+            rhs.withUnsafeBufferPointer { right in precedes(left, right) }
+        }
+    }
+
+    /// ``precedes(_:_:)`` on the bytes in place. Sorting a manifest spends
+    /// its time here, mostly in the long prefixes that paths share, so
+    /// those are skipped eight bytes at a time.
+    private static func precedes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = min(lhs.count, rhs.count)
         var index = 0
-        while index < count {
-            let left = lhs[index], right = rhs[index]
+        while index + 8 <= count {
+            let left = UnsafeRawPointer(lhs.baseAddress! + index).loadUnaligned(as: UInt64.self)
+            let right = UnsafeRawPointer(rhs.baseAddress! + index).loadUnaligned(as: UInt64.self)
             if left != right {
-                if left == separator { return true }
-                if right == separator { return false }
-                return left < right
+                // The first differing byte in memory order.
+                index += (left ^ right).littleEndian.trailingZeroBitCount / 8
+                break
             }
+            index += 8
+        }
+        while index < count, lhs[index] == rhs[index] {
             index += 1
         }
-        return lhs.count < rhs.count
+        guard index < count else { return lhs.count < rhs.count }
+        let left = lhs[index], right = rhs[index]
+        if left == separator { return true }
+        if right == separator { return false }
+        return left < right
     }
 
     /// The parent's path (empty for a top-level entry); `nil` for the root.
@@ -125,6 +145,7 @@ public enum ManifestPath {
     /// which would leave the tree.
     public static func normalized(_ path: [UInt8]) -> [UInt8]? {
         guard path.first != separator else { return nil }
+        if isClean(path) { return path }
         var result: [UInt8] = []
         result.reserveCapacity(path.count)
         for component in path.split(separator: separator, omittingEmptySubsequences: true) {
@@ -134,5 +155,26 @@ public enum ManifestPath {
             result.append(contentsOf: component)
         }
         return result
+    }
+
+    /// Whether `path` has no empty, `.` or `..` component (so no doubled or
+    /// trailing `/` either): the common case, which needs no copy.
+    private static func isClean(_ path: [UInt8]) -> Bool {
+        var componentStart = 0
+        for end in path.indices where path[end] == separator {
+            if !isPlainComponent(path[componentStart..<end]) { return false }
+            componentStart = end + 1
+        }
+        return path.isEmpty || isPlainComponent(path[componentStart...])
+    }
+
+    private static func isPlainComponent(_ component: ArraySlice<UInt8>) -> Bool {
+        let dot = UInt8(ascii: ".")
+        switch component.count {
+        case 0: return false
+        case 1: return component.first != dot
+        case 2: return !(component.first == dot && component.last == dot)
+        default: return true
+        }
     }
 }

@@ -44,10 +44,21 @@ public enum ManifestFileFormat: String, CaseIterable, Sendable {
 extension Manifest {
     /// The manifest as a file in `format`.
     public func encoded(as format: ManifestFileFormat) -> Data {
+        var data = Data()
+        write(as: format) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    /// Writes the manifest as a file in `format`, handing its bytes to
+    /// `deliver` in order, in pieces of about 64 KiB: the file is never
+    /// whole in memory.
+    package func write<Failure: Error>(
+        as format: ManifestFileFormat, to deliver: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
         switch format {
-        case .json: Data(jsonBytes())
-        case .jsonLines: Data(jsonLinesBytes())
-        case .mtree: Data(mtreeBytes())
+        case .json: try writeJSON(to: deliver)
+        case .jsonLines: try writeJSONLines(to: deliver)
+        case .mtree: try writeMtree(to: deliver)
         }
     }
 

@@ -6,8 +6,9 @@ package enum ManifestFileSyntax {
     /// (negative before 1970), then always nine digits of nanoseconds past
     /// them (`-1.500000000` is half a second before 1970).
     package static func text(_ time: FileTimestamp) -> String {
-        let fraction = String(time.nanoseconds)
-        return "\(time.seconds)." + String(repeating: "0", count: 9 - fraction.count) + fraction
+        var text = ManifestText()
+        text.append(time: time)
+        return String(decoding: text.bytes, as: UTF8.self)
     }
 
     /// A time written as ``text(_:)`` writes it. With `nineDigits` false,
@@ -26,8 +27,9 @@ package enum ManifestFileSyntax {
 
     /// Permission bits as four octal digits (`0755`).
     package static func modeText(_ permissions: UInt16) -> String {
-        let digits = String(permissions, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        var text = ManifestText()
+        text.append(mode: permissions)
+        return String(decoding: text.bytes, as: UTF8.self)
     }
 
     /// Permission bits from octal digits; `nil` for anything else or
@@ -94,7 +96,7 @@ package enum ManifestFileSyntax {
                 }
                 try builder.add(entry)
             }
-            let manifest = try builder.finish()
+            let manifest = try (consume builder).finish()
             try check(recorded, against: manifest, file: file)
             return manifest
         } catch {

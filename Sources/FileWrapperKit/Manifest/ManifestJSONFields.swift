@@ -10,75 +10,74 @@ enum ManifestJSONFields {
     // MARK: Writing
 
     /// `{"kind":…,"name":…,"format":…}`, the format only when known.
-    static func sourceObject(_ source: Manifest.Source) -> [UInt8] {
-        var object = JSONObjectWriter()
-        object.add("kind", string: source.kind.rawValue)
-        object.add("name", string: source.name)
-        if let format = source.format { object.add("format", string: format) }
-        return object.finish()
+    static func appendSource(_ source: Manifest.Source, to text: inout ManifestText) {
+        text.append(#"{"kind":"#)
+        text.append(json: source.kind.rawValue)
+        text.append(#","name":"#)
+        text.append(json: source.name)
+        if let format = source.format {
+            text.append(#","format":"#)
+            text.append(json: format)
+        }
+        text.append("}")
     }
 
-    /// One entry as a compact object, each key only when the entry knows it.
-    static func entryObject(_ entry: ManifestEntry) -> [UInt8] {
-        var object = JSONObjectWriter()
-        object.add("path", bytes: entry.path, base64Key: "pathBase64")
-        object.add("kind", string: entry.kind.rawValue)
-        if let size = entry.size { object.add("size", raw: String(size)) }
-        if let permissions = entry.permissions { object.add("mode", string: ManifestFileSyntax.modeText(permissions)) }
-        if let modified = entry.modified { object.add("mtime", string: ManifestFileSyntax.text(modified)) }
+    /// One entry as a compact object (`{"path":"a","kind":"file",…}`),
+    /// each key only when the entry knows it, in a fixed order.
+    static func appendEntry(_ entry: ManifestEntry, to text: inout ManifestText) {
+        text.append("{")
+        text.append(key: "path", bytes: entry.path, base64Key: "pathBase64")
+        text.append(#","kind":""#)
+        text.append(utf8: entry.kind.rawValue)
+        text.append("\"")
+        if let size = entry.size {
+            text.append(#","size":"#)
+            text.append(decimal: size)
+        }
+        if let permissions = entry.permissions {
+            text.append(#","mode":""#)
+            text.append(mode: permissions)
+            text.append("\"")
+        }
+        if let modified = entry.modified {
+            text.append(#","mtime":""#)
+            text.append(time: modified)
+            text.append("\"")
+        }
         if let owner = entry.owner {
-            object.add("uid", raw: String(owner.userID))
-            object.add("gid", raw: String(owner.groupID))
+            text.append(#","uid":"#)
+            text.append(decimal: owner.userID)
+            text.append(#","gid":"#)
+            text.append(decimal: owner.groupID)
         }
-        if let target = entry.linkTarget { object.add("target", bytes: target, base64Key: "targetBase64") }
-        if let digest = entry.contentDigest { object.add("sha256", string: digest.hex) }
-        if let tree = entry.treeDigest, entry.kind == .directory { object.add("treeDigest", string: TreeDigest.treePrefix + tree.hex) }
+        if let target = entry.linkTarget {
+            text.append(",")
+            text.append(key: "target", bytes: target, base64Key: "targetBase64")
+        }
+        if let digest = entry.contentDigest {
+            text.append(#","sha256":""#)
+            text.append(hex: digest)
+            text.append("\"")
+        }
+        if let tree = entry.treeDigest, entry.kind == .directory {
+            text.append(#","treeDigest":""#)
+            text.append(utf8: TreeDigest.treePrefix)
+            text.append(hex: tree)
+            text.append("\"")
+        }
         if let attributes = entry.extendedAttributes {
-            var values = JSONObjectWriter()
-            for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                values.add(name, string: Data(value).base64EncodedString())
+            text.append(#","xattrs":{"#)
+            let sorted = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (index, (name, value)) in sorted.enumerated() {
+                if index > 0 { text.append(",") }
+                text.append(json: name)
+                text.append(":\"")
+                text.append(utf8: Data(value).base64EncodedString())
+                text.append("\"")
             }
-            object.add("xattrs", raw: values.finish())
+            text.append("}")
         }
-        return object.finish()
-    }
-
-    /// A JSON object written key by key, compact (`{"a":1,"b":"x"}`).
-    struct JSONObjectWriter {
-        private var bytes: [UInt8] = [UInt8(ascii: "{")]
-
-        mutating func add(_ key: String, raw value: some Sequence<UInt8>) {
-            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
-            JSONText.append(key, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(contentsOf: value)
-        }
-
-        mutating func add(_ key: String, raw value: String) {
-            add(key, raw: value.utf8)
-        }
-
-        mutating func add(_ key: String, string value: String) {
-            var text: [UInt8] = []
-            JSONText.append(value, to: &text)
-            add(key, raw: text)
-        }
-
-        /// A path: its text under `key`; when it is not UTF-8, its escaped
-        /// display form under `key` and the exact bytes under `base64Key`.
-        mutating func add(_ key: String, bytes: [UInt8], base64Key: String) {
-            if let text = String(validating: bytes, as: UTF8.self) {
-                add(key, string: text)
-            } else {
-                add(key, string: PathDisplay.text(bytes))
-                add(base64Key, string: Data(bytes).base64EncodedString())
-            }
-        }
-
-        consuming func finish() -> [UInt8] {
-            bytes.append(UInt8(ascii: "}"))
-            return bytes
-        }
+        text.append("}")
     }
 
     // MARK: Reading
@@ -259,6 +258,8 @@ extension ManifestEntry {
     /// The entry as one compact JSON object, with the keys and escapes of
     /// manifest files (`docs/manifest-format.md`).
     public func encodedAsJSON() -> Data {
-        Data(ManifestJSONFields.entryObject(self))
+        var text = ManifestText()
+        ManifestJSONFields.appendEntry(self, to: &text)
+        return Data(text.bytes)
     }
 }

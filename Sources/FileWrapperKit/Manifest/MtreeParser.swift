@@ -207,20 +207,23 @@ struct MtreeParser {
 /// printable ASCII, and the bytes mtree gives a meaning (`\ # = * ? [`),
 /// as a backslash and three octal digits.
 enum MtreeText {
-    static func escaped(_ bytes: [UInt8]) -> String {
-        var text = ""
+    static func append(escaping bytes: [UInt8], to text: inout ManifestText) {
         for byte in bytes {
-            if byte <= 0x20 || byte >= 0x7F || special.contains(byte) {
-                let octal = String(byte, radix: 8)
-                text += "\\" + String(repeating: "0", count: 3 - octal.count) + octal
+            if byte <= 0x20 || byte >= 0x7F || isSpecial(byte) {
+                text.append(byte: UInt8(ascii: "\\"))
+                text.append(digitsOf: UInt64(byte), radix: 8, width: 3)
             } else {
-                text.unicodeScalars.append(Unicode.Scalar(byte))
+                text.append(byte: byte)
             }
         }
-        return text
     }
 
-    private static let special = Set("\\#=*?[".utf8)
+    private static func isSpecial(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\\"), UInt8(ascii: "#"), UInt8(ascii: "="), UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "["): true
+        default: false
+        }
+    }
 
     /// The bytes of an escaped name: `\ooo` (first digit 0 to 3), `\0`,
     /// `\a \b \f \n \r \s \t \v \\`; a backslash before anything else is kept.

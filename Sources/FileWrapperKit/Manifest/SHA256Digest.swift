@@ -2,14 +2,22 @@ import Crypto
 
 /// A SHA-256 digest: 32 bytes, compared and hashed cheaply, shown as 64
 /// lowercase hexadecimal digits.
+///
+/// The bytes are held inline, in the storage of four words, so that a
+/// digest costs no allocation: a manifest holds two or three an entry.
 public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
+    private var words: (UInt64, UInt64, UInt64, UInt64)
+
     /// The 32 bytes.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
 
     /// The digest of `bytes`, which must be 32 long.
     public init?(bytes: [UInt8]) {
         guard bytes.count == 32 else { return nil }
-        self.bytes = bytes
+        words = (0, 0, 0, 0)
+        withUnsafeMutableBytes { $0.copyBytes(from: bytes) }
     }
 
     /// The digest written as 64 hexadecimal digits (either case).
@@ -22,11 +30,12 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
             guard let high = Self.value(of: digits[index]), let low = Self.value(of: digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
         }
-        self.bytes = bytes
+        self.init(bytes: bytes)
     }
 
     init(_ digest: SHA256.Digest) {
-        bytes = Array(digest)
+        words = (0, 0, 0, 0)
+        withUnsafeMutableBytes { target in digest.withUnsafeBytes { target.copyBytes(from: $0) } }
     }
 
     /// The digest of `data`, in one call.
@@ -38,17 +47,45 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
 
     /// 64 lowercase hexadecimal digits.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
-        }
+        appendHex(to: &text)
         return String(decoding: text, as: UTF8.self)
     }
 
     public var description: String { hex }
+
+    /// Appends the 64 lowercase hexadecimal digits to `text`.
+    func appendHex(to text: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
+            withUnsafeBytes { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    digits[2 * index] = Self.digits[Int(byte >> 4)]
+                    digits[2 * index + 1] = Self.digits[Int(byte & 15)]
+                }
+            }
+            text.append(contentsOf: digits)
+        }
+    }
+
+    /// Calls `body` with the 32 bytes, without copying them into an array.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try Swift.withUnsafeBytes(of: words, body)
+    }
+
+    private mutating func withUnsafeMutableBytes(_ body: (UnsafeMutableRawBufferPointer) -> Void) {
+        Swift.withUnsafeMutableBytes(of: &words, body)
+    }
+
+    public static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
+        lhs.words == rhs.words
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static func value(of digit: UInt8) -> UInt8? {
         switch digit {

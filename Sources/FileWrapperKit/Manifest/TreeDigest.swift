@@ -15,35 +15,78 @@ public enum TreeDigest {
     /// The prefix of a printed metadata digest.
     public static let metadataPrefix = "fwk-meta-v1:"
 
-    /// A child of a directory, for the directory's digests.
-    struct Child {
-        var name: ArraySlice<UInt8>
-        var digest: SHA256Digest
-    }
-
-    /// The tree digest of one entry; `nil` for a file without a content digest.
-    static func node(_ entry: ManifestEntry, children: [Child]) -> SHA256Digest? {
+    /// The tree digest of an entry that is not a directory; `nil` for a
+    /// file without a content digest.
+    static func node(_ entry: ManifestEntry) -> SHA256Digest? {
         var hasher = SHA256()
         switch entry.contentKind {
         case .file, .hardLink:
             guard let content = entry.contentDigest else { return nil }
             hasher.update(data: [UInt8(ascii: "f"), entry.isExecutable ? 1 : 0])
-            hasher.update(data: content.bytes)
+            content.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         case .symlink:
             hasher.update(data: [UInt8(ascii: "l")])
             hasher.update(data: entry.linkTarget ?? [])
         case .other:
             hasher.update(data: [UInt8(ascii: "o")])
         case .directory:
-            hasher.update(data: [UInt8(ascii: "d")])
-            update(&hasher, children)
+            preconditionFailure("a directory's digests come from TreeDigest.Directory")
         }
         return SHA256Digest(hasher.finalize())
     }
 
-    /// The metadata digest of one entry and, for a directory, its children's.
-    static func metadata(_ entry: ManifestEntry, children: [Child]) -> SHA256Digest {
+    /// The metadata digest of an entry that is not a directory.
+    static func metadata(_ entry: ManifestEntry) -> SHA256Digest {
+        var hasher = SHA256()
+        updateMetadata(&hasher, entry)
+        return SHA256Digest(hasher.finalize())
+    }
+
+    /// The digests of a directory, its children given one by one in
+    /// manifest order (by name), so that no list of them is kept.
+    struct Directory {
+        /// `nil` once a child has no tree digest: then neither has the directory.
+        private var tree: SHA256?
+        private var metadata = SHA256()
+        /// One child's length, name and digest, gathered for one update.
+        private var scratch: [UInt8] = []
+
+        init(_ entry: ManifestEntry) {
+            var tree = SHA256()
+            tree.update(data: [UInt8(ascii: "d")])
+            self.tree = tree
+            TreeDigest.updateMetadata(&metadata, entry)
+        }
+
+        /// Adds the child called `name`: its length (4 bytes, big-endian),
+        /// the name and the digest, to each of the two digests.
+        mutating func add(name: ArraySlice<UInt8>, tree childTree: SHA256Digest?, metadata childMetadata: SHA256Digest) {
+            if let childTree, tree != nil {
+                gather(name, childTree)
+                tree!.update(data: scratch)
+            } else {
+                tree = nil
+            }
+            gather(name, childMetadata)
+            metadata.update(data: scratch)
+        }
+
+        consuming func finalize() -> (tree: SHA256Digest?, metadata: SHA256Digest) {
+            (tree.map { SHA256Digest($0.finalize()) }, SHA256Digest(metadata.finalize()))
+        }
+
+        private mutating func gather(_ name: ArraySlice<UInt8>, _ digest: SHA256Digest) {
+            scratch.removeAll(keepingCapacity: true)
+            TreeDigest.append(UInt64(name.count), width: 4, to: &scratch)
+            scratch.append(contentsOf: name)
+            digest.withUnsafeBytes { scratch.append(contentsOf: $0) }
+        }
+    }
+
+    /// Feeds `fields(e)` of the specification to `hasher`.
+    private static func updateMetadata(_ hasher: inout SHA256, _ entry: ManifestEntry) {
         var bytes: [UInt8] = [UInt8(ascii: "m"), kindCode(entry.kind)]
+        bytes.reserveCapacity(32)
         if let permissions = entry.permissions {
             bytes.append(1)
             append(UInt64(permissions), width: 2, to: &bytes)
@@ -75,21 +118,6 @@ public enum TreeDigest {
             }
         } else {
             bytes.append(0)
-        }
-        var hasher = SHA256()
-        hasher.update(data: bytes)
-        if entry.kind == .directory {
-            update(&hasher, children)
-        }
-        return SHA256Digest(hasher.finalize())
-    }
-
-    /// Each child as its name's length (4 bytes, big-endian), the name and its digest.
-    private static func update(_ hasher: inout SHA256, _ children: [Child]) {
-        var bytes: [UInt8] = []
-        for child in children {
-            appendCounted(Array(child.name), to: &bytes)
-            bytes.append(contentsOf: child.digest.bytes)
         }
         hasher.update(data: bytes)
     }
