@@ -1,0 +1,321 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+@testable import FileWrapperArchive
+import FileWrapperKit
+
+/// Our zip writer: files of several chunks deflated on every core into one
+/// stream, what does not compress stored, zip64 where sizes, offsets or
+/// the entry count need it, the same bytes whatever the scheduling, and
+/// failures that name the entry.
+@Suite struct ZipWriterTests {
+    static let chunk = ZipWriter.chunkSize
+
+    /// Text that deflates well but not trivially: numbered lines of words.
+    static func text(_ count: Int, seed: UInt64 = 7) -> Data {
+        var state = seed
+        var text = ""
+        var line = 0
+        while text.utf8.count < count {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            line += 1
+            text += "\(line) " + ["alpha", "beta", "gamma", "delta", "epsilon"][Int(state >> 61) % 5] + " \(state >> 50)\n"
+        }
+        return Data(text.utf8.prefix(count))
+    }
+
+    /// Bytes that do not compress.
+    static func random(_ count: Int) -> Data {
+        FileHandle(forReadingAtPath: "/dev/urandom")!.readData(ofLength: count)
+    }
+
+    static func tree(_ files: [String: Data]) -> FileWrapper {
+        FileWrapper(directoryWithFileWrappers: files.mapValues { FileWrapper(regularFileWithContents: $0) })
+    }
+
+    // MARK: - Chunks, store and deflate
+
+    /// Files of several chunks, text and random bytes mixed within one
+    /// file, read back by libarchive, Info-ZIP unzip and Python's zipfile.
+    @Test func filesOfSeveralChunksReadBackEverywhere() throws {
+        let files = [
+            // Starts as text, so it is deflated, chunks of random bytes and all.
+            "mixed.bin": Self.text(150_000) + Self.random(2 * Self.chunk) + Self.text(300_000, seed: 9) + Self.random(10_000),
+            "text.txt": Self.text(8 * Self.chunk + 17),
+            "random.bin": Self.random(3 * Self.chunk + 5),
+            "exactly-one-chunk.txt": Self.text(Self.chunk),
+            "one-chunk-and-a-byte.txt": Self.text(Self.chunk + 1),
+            "small.txt": Self.text(3000),
+        ]
+        let directory = try TemporaryDirectory()
+        let archive = directory.appending("Mixed.zip")
+        try ArchiveWriter.write(Self.tree(files), to: archive, options: ArchiveWriteOptions(format: .zip))
+
+        let zip = try ZipDirectory([UInt8](Data(contentsOf: archive)))
+        let records = Dictionary(uniqueKeysWithValues: zip.records.map { ($0.name, $0) })
+        for (name, method, descriptor) in [
+            ("mixed.bin", 8, true), ("text.txt", 8, true), ("random.bin", 0, true),
+            ("exactly-one-chunk.txt", 8, false), ("one-chunk-and-a-byte.txt", 8, true), ("small.txt", 8, false),
+        ] {
+            let record = try #require(records[name])
+            #expect(record.method == method, "\(name)")
+            #expect(record.hasDescriptor == descriptor, "\(name)")
+            #expect(record.size == UInt64(files[name]!.count), "\(name)")
+        }
+        #expect(records["text.txt"]!.compressedSize < UInt64(files["text.txt"]!.count / 2))
+
+        // libarchive, from the file and from a pipe (its streaming reader, which finds each entry's end from its data).
+        let read = try ArchiveReader.fileWrapper(contentsOf: archive)
+        for (name, contents) in files { #expect(read.fileWrappers?[name]?.regularFileContents == contents, "\(name)") }
+        let streamed = try Interop.run("sh", ["-c", "cat Mixed.zip | bsdtar -tvf -"], in: directory.url, scratch: directory.url)
+        #expect(streamed.stdout.split(separator: "\n").count == files.count)
+
+        try Interop.run("unzip", ["-tq", "Mixed.zip"], in: directory.url, scratch: directory.url)
+        let source = directory.appending("Source")
+        for (name, contents) in files { try Disk.write(contents, to: source.appendingPathComponent(name)) }
+        let python = try Interop.run("python3", ["-c", """
+            import sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            for info in z.infolist():
+                if z.read(info) != open(sys.argv[2] + "/" + info.filename, "rb").read(): print("differs:", info.filename)
+            print(len(z.infolist()))
+            """, archive.path, source.path], in: directory.url, scratch: directory.url)
+        #expect(python.stdout == "\(files.count)\n")
+    }
+
+    /// Deflated only where that makes the entry smaller: a small file by
+    /// trying, a large one by a sample; `.store` and level 0 store all.
+    @Test func entriesThatDoNotCompressAreStored() throws {
+        let files = [
+            "small.bin": Self.random(5000),
+            "one-byte.txt": Data("x".utf8),
+            "small.txt": Self.text(5000),
+            "large.bin": Self.random(5 * Self.chunk),
+            "large.txt": Self.text(5 * Self.chunk),
+        ]
+        func methods(_ options: ArchiveWriteOptions) throws -> [String: Int] {
+            let data = try ArchiveWriter.data(for: Self.tree(files), options: options)
+            let read = try ArchiveReader.fileWrapper(from: data)
+            for (name, contents) in files { #expect(read.fileWrappers?[name]?.regularFileContents == contents, "\(name)") }
+            return Dictionary(uniqueKeysWithValues: try ZipDirectory([UInt8](data)).records.map { ($0.name, $0.method) })
+        }
+        #expect(try methods(ArchiveWriteOptions(format: .zip))
+            == ["small.bin": 0, "one-byte.txt": 0, "small.txt": 8, "large.bin": 0, "large.txt": 8])
+        let stored = files.mapValues { _ in 0 }
+        #expect(try methods(ArchiveWriteOptions(format: .zip, zipMethod: .store)) == stored)
+        #expect(try methods(ArchiveWriteOptions(format: .zip, compressionLevel: 0)) == stored)
+    }
+
+    @Test func aZipLevelOutOfRangeIsAnError() throws {
+        let error = try #require(throws: ArchiveError.self) {
+            try ArchiveWriter.data(for: Self.tree(["a": Data("a".utf8)]), options: ArchiveWriteOptions(format: .zip, compressionLevel: 10))
+        }
+        #expect(error.message.contains("0 to 9"))
+    }
+
+    // MARK: - Reproducible bytes
+
+    /// The same entries give the same bytes with one worker or several, and
+    /// whether the contents come in one block or in many small ones: jobs
+    /// are cut by the entries' sizes, never by timing.
+    @Test func bytesDoNotDependOnWorkersOrBlocks() throws {
+        let files: [(String, Data)] = [
+            ("a/large.txt", Self.text(6 * Self.chunk + 99)),
+            ("a/large.bin", Self.random(3 * Self.chunk)),
+            ("b/mixed.bin", Self.text(70_000) + Self.random(200_000) + Self.text(100_000)),
+        ] + (0..<300).map { ("c/\($0).txt", $0 % 3 == 0 ? Self.random($0 * 37) : Self.text($0 * 53, seed: UInt64($0))) }
+        func zip(workers: Int, block: Int) throws -> [UInt8] {
+            var output: [UInt8] = []
+            let writer = try ZipWriter(options: ArchiveWriteOptions(format: .zip), name: "test.zip", workers: workers) { output += $0 }
+            for (path, contents) in files {
+                let header = ArchiveEntryHeader(
+                    path: path, kind: .regularFile, permissions: 0o644, size: contents.count,
+                    modified: FileTimestamp(seconds: 1_700_000_000), owner: nil, linkTarget: nil)
+                try writer.writeHeader(header, stored: false)
+                try contents.withUnsafeBytes { bytes in
+                    for start in stride(from: 0, to: bytes.count, by: block) {
+                        try writer.writeData(UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + block, bytes.count)]), entry: path)
+                    }
+                }
+            }
+            try writer.close()
+            return output
+        }
+        let reference = try zip(workers: 1, block: 1 << 20)
+        #expect(try zip(workers: 2, block: 1 << 20) == reference)
+        #expect(try zip(workers: 5, block: 7919) == reference)
+        #expect(try zip(workers: 2, block: 1 << 20) == reference)
+        let read = try ArchiveReader.fileWrapper(from: Data(reference))
+        for (path, contents) in files {
+            let parts = path.split(separator: "/").map(String.init)
+            #expect(read.fileWrappers?[parts[0]]?.fileWrappers?[parts[1]]?.regularFileContents == contents, "\(path)")
+        }
+    }
+
+    @Test func reproducibleArchivesAreTheSameBytesRunAfterRun() throws {
+        let tree = Self.tree(["large.txt": Self.text(4 * Self.chunk), "large.bin": Self.random(2 * Self.chunk), "small.txt": Self.text(100)])
+        let options = ArchiveWriteOptions(format: .zip, reproducible: true)
+        let first = try ArchiveWriter.data(for: tree, options: options)
+        for _ in 0..<3 { #expect(try ArchiveWriter.data(for: tree, options: options) == first) }
+    }
+
+    // MARK: - zip64
+
+    /// More entries than the classic end record counts: a zip64 end record
+    /// and locator, read by unzip and Python.
+    @Test func moreThan65535EntriesGetAZip64EndRecord() throws {
+        var folders: [String: FileWrapper] = [:]
+        for folder in 0..<256 {
+            var files: [String: FileWrapper] = [:]
+            for file in 0..<256 { files["\(file)"] = FileWrapper(regularFileWithContents: file % 16 == 0 ? Data("\(folder)/\(file)".utf8) : Data()) }
+            folders["\(folder)"] = FileWrapper(directoryWithFileWrappers: files)
+        }
+        let count = 256 + 256 * 256
+        let directory = try TemporaryDirectory()
+        let archive = directory.appending("Many.zip")
+        try ArchiveWriter.write(FileWrapper(directoryWithFileWrappers: folders), to: archive, options: ArchiveWriteOptions(format: .zip))
+
+        let zip = try ZipDirectory([UInt8](Data(contentsOf: archive)))
+        #expect(zip.classicCount == 0xFFFF)
+        #expect(zip.zip64Count == UInt64(count))
+        #expect(zip.records.count == count)
+        try Interop.run("unzip", ["-tq", "Many.zip"], in: directory.url, scratch: directory.url)
+        let python = try Interop.run("python3", ["-c", """
+            import sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            print(len(z.infolist()), z.read("255/240").decode())
+            """, archive.path], in: directory.url, scratch: directory.url)
+        #expect(python.stdout == "\(count) 255/240\n")
+    }
+
+    /// A file of more than 4 GiB (sparse, all zeros, deflated at level 1 to
+    /// 19 MB): zip64 sizes in the local header, the descriptor and the
+    /// central directory. unzip lists it; Python reads it whole and checks
+    /// its CRC (unzip -t would take three times as long to inflate it).
+    @Test func aFileOver4GiBGetsZip64Sizes() throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.appending("Source")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        let size: Int64 = (1 << 32) + 3 * Int64(Self.chunk) + 12345
+        let fd = open(source.appendingPathComponent("zeros").path, O_WRONLY | O_CREAT, 0o644)
+        try #require(fd >= 0 && ftruncate(fd, off_t(size)) == 0)
+        close(fd)
+        try Disk.write("after", to: source.appendingPathComponent("zz-after.txt"))
+        let archive = directory.appending("Large.zip")
+        try ArchiveWriter.write(contentsOf: source, to: archive, options: ArchiveWriteOptions(format: .zip, compressionLevel: 1))
+
+        let bytes = [UInt8](try Data(contentsOf: archive))
+        let zip = try ZipDirectory(bytes)
+        let zeros = try #require(zip.records.first { $0.name == "zeros" })
+        #expect(zeros.size == UInt64(size) && zeros.method == 8 && zeros.hasDescriptor && zeros.hasZip64Field)
+        #expect(zeros.compressedSize < 30_000_000)
+        // The local header: sizes 0xFFFFFFFF, then a zip64 field; the descriptor after the data has 8-byte sizes.
+        #expect(Array(bytes[18..<26]) == [UInt8](repeating: 0xFF, count: 8))
+        let nameLength = Int(bytes[26]) | Int(bytes[27]) << 8
+        #expect(Array(bytes[30 + nameLength..<30 + nameLength + 4]) == [0x01, 0x00, 0x10, 0x00])
+        let after = try #require(zip.records.first { $0.name == "zz-after.txt" })
+        let descriptor = Int(after.offset) - 24
+        #expect(Array(bytes[descriptor..<descriptor + 4]) == [0x50, 0x4B, 0x07, 0x08])
+        #expect(bytes[descriptor + 16..<descriptor + 24].reversed().reduce(0) { $0 << 8 | UInt64($1) } == UInt64(size))
+
+        let unzip = try Interop.run("unzip", ["-l", "Large.zip"], in: directory.url, scratch: directory.url)
+        #expect(unzip.stdout.contains("\(size)  "), "\(unzip.stdout)")
+        let python = try Interop.run("python3", ["-c", """
+            import sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            count = 0
+            with z.open("zeros") as zeros:
+                while block := zeros.read(1 << 24):
+                    count += len(block) if block.count(0) == len(block) else -1
+            print(count, z.read("zz-after.txt").decode())
+            """, archive.path], in: directory.url, scratch: directory.url)
+        #expect(python.stdout == "\(size) after\n")
+    }
+
+    // MARK: - Failures
+
+    /// A sink that fails midway: the error names the archive and the entry
+    /// being written, and the writer's threads are gone with it.
+    @Test func aFailingSinkNamesTheEntry() throws {
+        let tree = Self.tree(["a.txt": Self.text(1000), "b.txt": Self.text(20 * Self.chunk), "c.txt": Self.text(1000)])
+        var written = 0
+        let error = try #require(throws: ArchiveError.self) {
+            try ArchiveWriter.write(tree, options: ArchiveWriteOptions(format: .zip), name: "Full.zip") { bytes in
+                written += bytes.count
+                if written > 20_000 { throw ArchiveError(.io, archive: "Full.zip", message: "write failed: No space left on device (ENOSPC)") }
+            }
+        }
+        #expect(error.archive == "Full.zip")
+        #expect(error.entry == "b.txt", "\(error)")
+    }
+}
+
+/// A zip's central directory, zip64 records included, read with
+/// bounds-checked little-endian reads.
+struct ZipDirectory {
+    struct Record {
+        var name: String
+        var method: Int
+        var hasDescriptor: Bool
+        var compressedSize: UInt64
+        var size: UInt64
+        var offset: UInt64
+        var hasZip64Field: Bool
+    }
+
+    struct Malformed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    var records: [Record] = []
+    /// The entry count in the classic end record, and in the zip64 one.
+    var classicCount: Int
+    var zip64Count: UInt64?
+
+    init(_ bytes: [UInt8]) throws {
+        func unsigned(_ at: Int, _ width: Int) throws -> UInt64 {
+            guard at >= 0, at + width <= bytes.count else { throw Malformed(description: "read past the end at \(at)") }
+            return bytes[at..<at + width].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let end = bytes.count - 22
+        guard try unsigned(end, 4) == 0x0605_4B50 else { throw Malformed(description: "no end of central directory record") }
+        classicCount = Int(try unsigned(end + 10, 2))
+        var count = UInt64(classicCount)
+        var offset = try unsigned(end + 16, 4)
+        if end >= 20, try unsigned(end - 20, 4) == 0x0706_4B50 {
+            let record = Int(try unsigned(end - 12, 8))
+            guard try unsigned(record, 4) == 0x0606_4B50 else { throw Malformed(description: "no zip64 end record at \(record)") }
+            count = try unsigned(record + 32, 8)
+            zip64Count = count
+            offset = try unsigned(record + 48, 8)
+        }
+        var at = Int(offset)
+        for _ in 0..<count {
+            guard try unsigned(at, 4) == 0x0201_4B50 else { throw Malformed(description: "no central record at \(at)") }
+            let nameLength = Int(try unsigned(at + 28, 2))
+            let extraLength = Int(try unsigned(at + 30, 2))
+            let commentLength = Int(try unsigned(at + 32, 2))
+            var record = Record(
+                name: String(decoding: bytes[at + 46..<at + 46 + nameLength], as: UTF8.self),
+                method: Int(try unsigned(at + 10, 2)), hasDescriptor: try unsigned(at + 8, 2) & 8 != 0,
+                compressedSize: try unsigned(at + 20, 4), size: try unsigned(at + 24, 4), offset: try unsigned(at + 42, 4),
+                hasZip64Field: false)
+            var field = at + 46 + nameLength
+            while field + 4 <= at + 46 + nameLength + extraLength {
+                let length = Int(try unsigned(field + 2, 2))
+                if try unsigned(field, 2) == 0x0001 {
+                    record.hasZip64Field = true
+                    var value = field + 4
+                    for keyPath in [\Record.size, \Record.compressedSize, \Record.offset] where record[keyPath: keyPath] == 0xFFFF_FFFF {
+                        record[keyPath: keyPath] = try unsigned(value, 8)
+                        value += 8
+                    }
+                }
+                field += 4 + length
+            }
+            records.append(record)
+            at += 46 + nameLength + extraLength + commentLength
+        }
+    }
+}
