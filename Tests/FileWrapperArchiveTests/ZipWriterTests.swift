@@ -233,7 +233,43 @@ import FileWrapperKit
         #expect(python.stdout == "\(size) after\n")
     }
 
+    /// Offsets past 4 GiB (an archive of more than 4 GiB, too large to
+    /// write here): the central record's offset goes to a zip64 field, alone,
+    /// and the end records point past it.
+    @Test func offsetsPast4GiBGoToZip64Fields() throws {
+        let header = ArchiveEntryHeader(
+            path: "late.txt", kind: .regularFile, permissions: 0o644, size: 10,
+            modified: FileTimestamp(seconds: 1_700_000_000), owner: nil, linkTarget: nil)
+        let entry = ZipEntry(header, plain: false)
+        entry.offset = 5 << 30
+        entry.compressedSize = 10
+        let directorySize = UInt64(entry.centralRecord.count)
+        let ends = ZipEntry.endRecords(count: 1, offset: entry.offset + 40, size: directorySize)
+        // A whole archive but for the data: the directory at its offset, then the end records.
+        let zip = try ZipDirectory(entry.centralRecord + ends, base: Int(entry.offset + 40))
+        #expect(zip.records.count == 1 && zip.classicCount == 1 && zip.zip64Count == 1)
+        let record = try #require(zip.records.first)
+        #expect(record.offset == 5 << 30 && record.size == 10 && record.compressedSize == 10 && record.hasZip64Field)
+        #expect(entry.centralRecord.count == 46 + 8 + 12 + 24, "a zip64 field holding the offset alone")
+    }
+
     // MARK: - Failures
+
+    /// A writer dropped midway, as when reading a file fails: it stops and
+    /// joins its threads with jobs still queued and one half filled (the
+    /// sanitizers check that nothing races or leaks).
+    @Test func aWriterDroppedMidwayStops() throws {
+        var output: [UInt8] = []
+        var writer: ZipWriter? = try ZipWriter(options: ArchiveWriteOptions(format: .zip), name: "test.zip", workers: 2) { output += $0 }
+        let contents = Self.text(20 * Self.chunk)
+        let header = ArchiveEntryHeader(
+            path: "large.txt", kind: .regularFile, permissions: 0o644, size: contents.count,
+            modified: FileTimestamp(seconds: 1_700_000_000), owner: nil, linkTarget: nil)
+        try writer?.writeHeader(header, stored: false)
+        try contents.withUnsafeBytes { try writer?.writeData(UnsafeRawBufferPointer(rebasing: $0[..<(15 * Self.chunk + 999)]), entry: "large.txt") }
+        writer = nil
+        #expect(output.count < contents.count)
+    }
 
     /// A sink that fails midway: the error names the archive and the entry
     /// being written, and the writer's threads are gone with it.
@@ -273,17 +309,19 @@ struct ZipDirectory {
     var classicCount: Int
     var zip64Count: UInt64?
 
-    init(_ bytes: [UInt8]) throws {
-        func unsigned(_ at: Int, _ width: Int) throws -> UInt64 {
-            guard at >= 0, at + width <= bytes.count else { throw Malformed(description: "read past the end at \(at)") }
+    /// Reads `bytes`, the end of a zip from its offset `base` on (0: all of it).
+    init(_ bytes: [UInt8], base: Int = 0) throws {
+        func unsigned(_ offset: Int, _ width: Int) throws -> UInt64 {
+            let at = offset - base
+            guard at >= 0, at + width <= bytes.count else { throw Malformed(description: "read past the end at \(offset)") }
             return bytes[at..<at + width].reversed().reduce(0) { $0 << 8 | UInt64($1) }
         }
-        let end = bytes.count - 22
+        let end = base + bytes.count - 22
         guard try unsigned(end, 4) == 0x0605_4B50 else { throw Malformed(description: "no end of central directory record") }
         classicCount = Int(try unsigned(end + 10, 2))
         var count = UInt64(classicCount)
         var offset = try unsigned(end + 16, 4)
-        if end >= 20, try unsigned(end - 20, 4) == 0x0706_4B50 {
+        if end - base >= 20, try unsigned(end - 20, 4) == 0x0706_4B50 {
             let record = Int(try unsigned(end - 12, 8))
             guard try unsigned(record, 4) == 0x0606_4B50 else { throw Malformed(description: "no zip64 end record at \(record)") }
             count = try unsigned(record + 32, 8)
@@ -297,7 +335,7 @@ struct ZipDirectory {
             let extraLength = Int(try unsigned(at + 30, 2))
             let commentLength = Int(try unsigned(at + 32, 2))
             var record = Record(
-                name: String(decoding: bytes[at + 46..<at + 46 + nameLength], as: UTF8.self),
+                name: String(decoding: bytes[at - base + 46..<at - base + 46 + nameLength], as: UTF8.self),
                 method: Int(try unsigned(at + 10, 2)), hasDescriptor: try unsigned(at + 8, 2) & 8 != 0,
                 compressedSize: try unsigned(at + 20, 4), size: try unsigned(at + 24, 4), offset: try unsigned(at + 42, 4),
                 hasZip64Field: false)

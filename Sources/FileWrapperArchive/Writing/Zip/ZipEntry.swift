@@ -77,30 +77,33 @@ final class ZipEntry {
         var extra = ZipBytes()
         if hasZip64Sizes {
             // Both sizes, as a local zip64 field must hold; what is known now.
-            extra.append(UInt16(0x0001), UInt16(16), size, method == .store ? size : 0)
+            extra.u16(0x0001, 16)
+            extra.u64(size, method == .store ? size : 0)
         }
         if !plain { appendUnixFields(to: &extra) }
         var bytes = ZipBytes()
-        bytes.append(UInt32(0x0403_4B50), versionNeeded, flags, method.rawValue, Self.dosDateTime(modified))
+        bytes.u32(0x0403_4B50)
+        bytes.u16(versionNeeded, flags, method.rawValue)
+        bytes.u32(Self.dosDateTime(modified))
         if hasZip64Sizes {
-            bytes.append(UInt32(0), UInt32.max, UInt32.max)
+            bytes.u32(0, .max, .max)
         } else if hasDescriptor {
             // As libarchive writes them: the sizes known now, CRC 0.
-            bytes.append(UInt32(0), UInt32(method == .store ? size : 0), UInt32(size))
+            bytes.u32(0, UInt32(method == .store ? size : 0), UInt32(size))
         } else {
-            bytes.append(checksum, UInt32(compressedSize), UInt32(size))
+            bytes.u32(checksum, UInt32(compressedSize), UInt32(size))
         }
-        bytes.append(UInt16(name.count), UInt16(extra.bytes.count))
+        bytes.u16(UInt16(name.count), UInt16(extra.bytes.count))
         return bytes.bytes + name + extra.bytes
     }
 
     var descriptor: [UInt8] {
         var bytes = ZipBytes()
-        bytes.append(UInt32(0x0807_4B50), checksum)
+        bytes.u32(0x0807_4B50, checksum)
         if hasZip64Sizes {
-            bytes.append(compressedSize, size)
+            bytes.u64(compressedSize, size)
         } else {
-            bytes.append(UInt32(compressedSize), UInt32(size))
+            bytes.u32(UInt32(compressedSize), UInt32(size))
         }
         return bytes.bytes
     }
@@ -119,23 +122,31 @@ final class ZipEntry {
         let offset32 = field(offset)
         var extra = ZipBytes()
         if !large.isEmpty {
-            extra.append(UInt16(0x0001), UInt16(8 * large.count))
-            for value in large { extra.append(value) }
+            extra.u16(0x0001, UInt16(8 * large.count))
+            extra.u64(large)
         }
         if !plain { appendUnixFields(to: &extra) }
         var bytes = ZipBytes()
-        bytes.append(UInt32(0x0201_4B50), 3 << 8 | versionNeeded, versionNeeded, flags, method.rawValue, Self.dosDateTime(modified))
-        bytes.append(checksum, compressed32, size32)
-        bytes.append(UInt16(name.count), UInt16(extra.bytes.count), UInt16(0), UInt16(0), UInt16(0))
-        bytes.append(externalAttributes, offset32)
+        bytes.u32(0x0201_4B50)
+        bytes.u16(3 << 8 | versionNeeded, versionNeeded, flags, method.rawValue)
+        bytes.u32(Self.dosDateTime(modified), checksum, compressed32, size32)
+        // Name, extra field and comment lengths, disk number, internal attributes.
+        bytes.u16(UInt16(name.count), UInt16(extra.bytes.count), 0, 0, 0)
+        bytes.u32(externalAttributes, offset32)
         return bytes.bytes + name + extra.bytes
     }
 
     /// The extended timestamp (modification time only) and the owner, as
     /// libarchive writes them; owner 0 when unknown.
     private func appendUnixFields(to extra: inout ZipBytes) {
-        extra.append(UInt16(0x5455), UInt16(5), UInt8(1), UInt32(truncatingIfNeeded: modified))
-        extra.append(UInt16(0x7875), UInt16(11), UInt8(1), UInt8(4), owner?.userID ?? 0, UInt8(4), owner?.groupID ?? 0)
+        extra.u16(0x5455, 5)
+        extra.u8(1)
+        extra.u32(UInt32(truncatingIfNeeded: modified))
+        extra.u16(0x7875, 11)
+        extra.u8(1, 4)
+        extra.u32(owner?.userID ?? 0)
+        extra.u8(4)
+        extra.u32(owner?.groupID ?? 0)
     }
 
     /// The end of the central directory of `count` entries, `size` bytes at
@@ -145,13 +156,22 @@ final class ZipEntry {
         var bytes = ZipBytes()
         let entries = UInt64(count)
         if entries >= 0xFFFF || offset >= max32 || size >= max32 {
-            bytes.append(UInt32(0x0606_4B50), UInt64(44), UInt16(3 << 8 | 45), UInt16(45), UInt32(0), UInt32(0))
-            bytes.append(entries, entries, size, offset)
-            bytes.append(UInt32(0x0706_4B50), UInt32(0), offset + size, UInt32(1))
+            // The record's size after this field, made by and needed, disk numbers.
+            bytes.u32(0x0606_4B50)
+            bytes.u64(44)
+            bytes.u16(3 << 8 | 45, 45)
+            bytes.u32(0, 0)
+            bytes.u64(entries, entries, size, offset)
+            // The locator: the zip64 end record's disk and offset, the disk count.
+            bytes.u32(0x0706_4B50, 0)
+            bytes.u64(offset + size)
+            bytes.u32(1)
         }
         let entries16 = UInt16(min(entries, 0xFFFF))
-        bytes.append(UInt32(0x0605_4B50), UInt16(0), UInt16(0), entries16, entries16)
-        bytes.append(UInt32(min(size, max32)), UInt32(min(offset, max32)), UInt16(0))
+        bytes.u32(0x0605_4B50)
+        bytes.u16(0, 0, entries16, entries16)
+        bytes.u32(UInt32(min(size, max32)), UInt32(min(offset, max32)))
+        bytes.u16(0)
         return bytes.bytes
     }
 
@@ -185,15 +205,20 @@ final class ZipEntry {
     }
 }
 
-/// Little-endian fields appended in order, as zip records are laid out.
+/// Little-endian fields appended in order, as zip records are laid out,
+/// each call naming its fields' width.
 struct ZipBytes {
     private(set) var bytes: [UInt8] = []
 
-    mutating func append(_ fields: any FixedWidthInteger...) {
-        for field in fields { appendField(field) }
-    }
+    mutating func u8(_ fields: UInt8...) { bytes += fields }
+    mutating func u16(_ fields: UInt16...) { append(fields) }
+    mutating func u32(_ fields: UInt32...) { append(fields) }
+    mutating func u64(_ fields: UInt64...) { append(fields) }
+    mutating func u64(_ fields: [UInt64]) { append(fields) }
 
-    private mutating func appendField<Field: FixedWidthInteger>(_ field: Field) {
-        withUnsafeBytes(of: field.littleEndian) { bytes.append(contentsOf: $0) }
+    private mutating func append<Field: FixedWidthInteger>(_ fields: [Field]) {
+        for field in fields {
+            withUnsafeBytes(of: field.littleEndian) { bytes.append(contentsOf: $0) }
+        }
     }
 }

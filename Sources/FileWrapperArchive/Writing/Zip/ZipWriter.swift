@@ -87,8 +87,7 @@ final class ZipWriter: ArchiveEntryWriter {
     private var staged = 0
     /// Bytes written so far, staged ones included: where the next byte goes.
     private var position: UInt64 = 0
-    private var centralDirectory: [UInt8] = []
-    private var entryCount = 0
+    private var centralDirectory = CentralDirectory()
 
     /// A writer for `options`, passing the archive's bytes to `sink`, with
     /// `workers` threads (one per core unless a test asks otherwise).
@@ -105,10 +104,10 @@ final class ZipWriter: ArchiveEntryWriter {
         archive = name
         self.sink = sink
         let count = max(1, workers)
-        maxJobs = 4 * count + 2
+        maxJobs = 2 * count + 2
         self.workers = try DeflateWorkers(count: count, level: self.level, archive: name)
         tail = .allocate(byteCount: Self.window, alignment: 64)
-        staging = .allocate(byteCount: 256 << 10, alignment: 64)
+        staging = .allocate(byteCount: 128 << 10, alignment: 64)
     }
 
     deinit {
@@ -173,8 +172,10 @@ final class ZipWriter: ArchiveEntryWriter {
         }
         workers.stop()
         let directoryOffset = position
-        try centralDirectory.withUnsafeBytes { try write($0, entry: nil) }
-        let end = ZipEntry.endRecords(count: entryCount, offset: directoryOffset, size: UInt64(centralDirectory.count))
+        for block in centralDirectory.blocks {
+            try block.withUnsafeBytes { try write($0, entry: nil) }
+        }
+        let end = ZipEntry.endRecords(count: centralDirectory.count, offset: directoryOffset, size: centralDirectory.size)
         try end.withUnsafeBytes { try write($0, entry: nil) }
         try flush(entry: nil)
     }
@@ -322,8 +323,7 @@ final class ZipWriter: ArchiveEntryWriter {
             try write(data, entry: entry.path)
             if part.last {
                 if entry.hasDescriptor { try entry.descriptor.withUnsafeBytes { try write($0, entry: entry.path) } }
-                centralDirectory += entry.centralRecord
-                entryCount += 1
+                centralDirectory.append(entry.centralRecord)
             }
         }
         job.reset()
@@ -359,5 +359,26 @@ final class ZipWriter: ArchiveEntryWriter {
             named.entry = entry
             throw named
         }
+    }
+}
+
+/// The central directory's records, kept until the archive closes in
+/// blocks of 64 KiB: one growing array would hold up to twice their size
+/// as it is copied (4.7 MB at its peak for the 2.6 MB of 20,700 entries).
+private struct CentralDirectory {
+    private(set) var blocks: [[UInt8]] = []
+    private(set) var count = 0
+    private(set) var size: UInt64 = 0
+
+    static let blockSize = 64 << 10
+
+    mutating func append(_ record: [UInt8]) {
+        if blocks.isEmpty || blocks[blocks.count - 1].count + record.count > Self.blockSize {
+            blocks.append([])
+            blocks[blocks.count - 1].reserveCapacity(max(Self.blockSize, record.count))
+        }
+        blocks[blocks.count - 1] += record
+        count += 1
+        size += UInt64(record.count)
     }
 }
