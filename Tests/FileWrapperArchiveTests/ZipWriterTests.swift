@@ -52,8 +52,8 @@ import FileWrapperKit
         let archive = directory.appending("Mixed.zip")
         try ArchiveWriter.write(Self.tree(files), to: archive, options: ArchiveWriteOptions(format: .zip))
 
-        let zip = try ZipDirectory([UInt8](Data(contentsOf: archive)))
-        let records = Dictionary(uniqueKeysWithValues: zip.records.map { ($0.name, $0) })
+        let zip = try ZipHeaders([UInt8](Data(contentsOf: archive)))
+        let records = Dictionary(uniqueKeysWithValues: zip.central.map { ($0.name, $0) })
         for (name, method, descriptor) in [
             ("mixed.bin", 8, true), ("text.txt", 8, true), ("random.bin", 0, true),
             ("exactly-one-chunk.txt", 8, false), ("one-chunk-and-a-byte.txt", 8, true), ("small.txt", 8, false),
@@ -98,7 +98,7 @@ import FileWrapperKit
             let data = try ArchiveWriter.data(for: Self.tree(files), options: options)
             let read = try ArchiveReader.fileWrapper(from: data)
             for (name, contents) in files { #expect(read.fileWrappers?[name]?.regularFileContents == contents, "\(name)") }
-            return Dictionary(uniqueKeysWithValues: try ZipDirectory([UInt8](data)).records.map { ($0.name, $0.method) })
+            return Dictionary(uniqueKeysWithValues: try ZipHeaders([UInt8](data)).central.map { ($0.name, $0.method) })
         }
         #expect(try methods(ArchiveWriteOptions(format: .zip))
             == ["small.bin": 0, "one-byte.txt": 0, "small.txt": 8, "large.bin": 0, "large.txt": 8])
@@ -176,10 +176,10 @@ import FileWrapperKit
         let archive = directory.appending("Many.zip")
         try ArchiveWriter.write(FileWrapper(directoryWithFileWrappers: folders), to: archive, options: ArchiveWriteOptions(format: .zip))
 
-        let zip = try ZipDirectory([UInt8](Data(contentsOf: archive)))
+        let zip = try ZipHeaders([UInt8](Data(contentsOf: archive)))
         #expect(zip.classicCount == 0xFFFF)
         #expect(zip.zip64Count == UInt64(count))
-        #expect(zip.records.count == count)
+        #expect(zip.central.count == count)
         try Interop.run("unzip", ["-tq", "Many.zip"], in: directory.url, scratch: directory.url)
         let python = try Interop.run("python3", ["-c", """
             import sys, zipfile
@@ -206,16 +206,16 @@ import FileWrapperKit
         try ArchiveWriter.write(contentsOf: source, to: archive, options: ArchiveWriteOptions(format: .zip, compressionLevel: 1))
 
         let bytes = [UInt8](try Data(contentsOf: archive))
-        let zip = try ZipDirectory(bytes)
-        let zeros = try #require(zip.records.first { $0.name == "zeros" })
+        let zip = try ZipHeaders(bytes)
+        let zeros = try #require(zip.central.first { $0.name == "zeros" })
         #expect(zeros.size == UInt64(size) && zeros.method == 8 && zeros.hasDescriptor && zeros.hasZip64Field)
         #expect(zeros.compressedSize < 30_000_000)
         // The local header: sizes 0xFFFFFFFF, then a zip64 field; the descriptor after the data has 8-byte sizes.
         #expect(Array(bytes[18..<26]) == [UInt8](repeating: 0xFF, count: 8))
         let nameLength = Int(bytes[26]) | Int(bytes[27]) << 8
         #expect(Array(bytes[30 + nameLength..<30 + nameLength + 4]) == [0x01, 0x00, 0x10, 0x00])
-        let after = try #require(zip.records.first { $0.name == "zz-after.txt" })
-        let descriptor = Int(after.offset) - 24
+        let after = try #require(zip.central.first { $0.name == "zz-after.txt" })
+        let descriptor = Int(after.localOffset) - 24
         #expect(Array(bytes[descriptor..<descriptor + 4]) == [0x50, 0x4B, 0x07, 0x08])
         #expect(bytes[descriptor + 16..<descriptor + 24].reversed().reduce(0) { $0 << 8 | UInt64($1) } == UInt64(size))
 
@@ -243,14 +243,20 @@ import FileWrapperKit
         let entry = ZipEntry(header, plain: false)
         entry.offset = 5 << 30
         entry.compressedSize = 10
-        let directorySize = UInt64(entry.centralRecord.count)
-        let ends = ZipEntry.endRecords(count: 1, offset: entry.offset + 40, size: directorySize)
-        // A whole archive but for the data: the directory at its offset, then the end records.
-        let zip = try ZipDirectory(entry.centralRecord + ends, base: Int(entry.offset + 40))
-        #expect(zip.records.count == 1 && zip.classicCount == 1 && zip.zip64Count == 1)
-        let record = try #require(zip.records.first)
-        #expect(record.offset == 5 << 30 && record.size == 10 && record.compressedSize == 10 && record.hasZip64Field)
-        #expect(entry.centralRecord.count == 46 + 8 + 12 + 24, "a zip64 field holding the offset alone")
+        let record = entry.centralRecord
+        let fiveGiB: [UInt8] = [0, 0, 0, 0x40, 1, 0, 0, 0]
+        #expect(Array(record[20..<28]) == [10, 0, 0, 0, 10, 0, 0, 0], "the sizes fit their 32 bits")
+        #expect(Array(record[42..<46]) == [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(Array(record[54..<66]) == [0x01, 0x00, 0x08, 0x00] + fiveGiB, "a zip64 field holding the offset alone")
+        #expect(record.count == 46 + 8 + 12 + 24)
+
+        let ends = ZipEntry.endRecords(count: 1, offset: (5 << 30) + 40, size: UInt64(record.count))
+        // The zip64 end record (56 bytes) with one entry, the directory's size and offset; its locator; the classic record.
+        #expect(Array(ends[0..<4]) == [0x50, 0x4B, 0x06, 0x06] && ends[24] == 1 && ends[32] == 1 && ends[40] == 90)
+        #expect(Array(ends[48..<56]) == [40, 0, 0, 0x40, 1, 0, 0, 0])
+        #expect(Array(ends[56..<60]) == [0x50, 0x4B, 0x06, 0x07] && Array(ends[64..<72]) == [130, 0, 0, 0x40, 1, 0, 0, 0])
+        #expect(Array(ends[76..<80]) == [0x50, 0x4B, 0x05, 0x06] && Array(ends[92..<96]) == [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(ends.count == 56 + 20 + 22)
     }
 
     // MARK: - Failures
@@ -284,76 +290,5 @@ import FileWrapperKit
         }
         #expect(error.archive == "Full.zip")
         #expect(error.entry == "b.txt", "\(error)")
-    }
-}
-
-/// A zip's central directory, zip64 records included, read with
-/// bounds-checked little-endian reads.
-struct ZipDirectory {
-    struct Record {
-        var name: String
-        var method: Int
-        var hasDescriptor: Bool
-        var compressedSize: UInt64
-        var size: UInt64
-        var offset: UInt64
-        var hasZip64Field: Bool
-    }
-
-    struct Malformed: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    var records: [Record] = []
-    /// The entry count in the classic end record, and in the zip64 one.
-    var classicCount: Int
-    var zip64Count: UInt64?
-
-    /// Reads `bytes`, the end of a zip from its offset `base` on (0: all of it).
-    init(_ bytes: [UInt8], base: Int = 0) throws {
-        func unsigned(_ offset: Int, _ width: Int) throws -> UInt64 {
-            let at = offset - base
-            guard at >= 0, at + width <= bytes.count else { throw Malformed(description: "read past the end at \(offset)") }
-            return bytes[at..<at + width].reversed().reduce(0) { $0 << 8 | UInt64($1) }
-        }
-        let end = base + bytes.count - 22
-        guard try unsigned(end, 4) == 0x0605_4B50 else { throw Malformed(description: "no end of central directory record") }
-        classicCount = Int(try unsigned(end + 10, 2))
-        var count = UInt64(classicCount)
-        var offset = try unsigned(end + 16, 4)
-        if end - base >= 20, try unsigned(end - 20, 4) == 0x0706_4B50 {
-            let record = Int(try unsigned(end - 12, 8))
-            guard try unsigned(record, 4) == 0x0606_4B50 else { throw Malformed(description: "no zip64 end record at \(record)") }
-            count = try unsigned(record + 32, 8)
-            zip64Count = count
-            offset = try unsigned(record + 48, 8)
-        }
-        var at = Int(offset)
-        for _ in 0..<count {
-            guard try unsigned(at, 4) == 0x0201_4B50 else { throw Malformed(description: "no central record at \(at)") }
-            let nameLength = Int(try unsigned(at + 28, 2))
-            let extraLength = Int(try unsigned(at + 30, 2))
-            let commentLength = Int(try unsigned(at + 32, 2))
-            var record = Record(
-                name: String(decoding: bytes[at - base + 46..<at - base + 46 + nameLength], as: UTF8.self),
-                method: Int(try unsigned(at + 10, 2)), hasDescriptor: try unsigned(at + 8, 2) & 8 != 0,
-                compressedSize: try unsigned(at + 20, 4), size: try unsigned(at + 24, 4), offset: try unsigned(at + 42, 4),
-                hasZip64Field: false)
-            var field = at + 46 + nameLength
-            while field + 4 <= at + 46 + nameLength + extraLength {
-                let length = Int(try unsigned(field + 2, 2))
-                if try unsigned(field, 2) == 0x0001 {
-                    record.hasZip64Field = true
-                    var value = field + 4
-                    for keyPath in [\Record.size, \Record.compressedSize, \Record.offset] where record[keyPath: keyPath] == 0xFFFF_FFFF {
-                        record[keyPath: keyPath] = try unsigned(value, 8)
-                        value += 8
-                    }
-                }
-                field += 4 + length
-            }
-            records.append(record)
-            at += 46 + nameLength + extraLength + commentLength
-        }
     }
 }

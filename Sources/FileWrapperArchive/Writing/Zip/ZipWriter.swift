@@ -210,14 +210,15 @@ final class ZipWriter: ArchiveEntryWriter {
     /// the chunk's bytes go.
     private func startChunk(of file: Receiving) throws -> Int {
         try startJob()
-        let primer = file.chunks > 0 && file.entry.method == .deflate ? Self.window : 0
-        if primer > 0 {
+        let start = chunkStart(of: file)
+        if start > 0 {
             inFlight[inFlight.count - 1].job.input.copyMemory(from: UnsafeRawBufferPointer(tail))
         }
-        return primer
+        return start
     }
 
-    /// Where the current chunk's bytes start in its job's input.
+    /// Where the current chunk's bytes start in its job's input: after the
+    /// primer, for a deflated file's chunks but the first.
     private func chunkStart(of file: Receiving) -> Int {
         file.chunks > 0 && file.entry.method == .deflate ? Self.window : 0
     }
