@@ -15,8 +15,9 @@ import Foundation
 ///   chunk is deflated primed with the 32 KiB before it, so that the chunks
 ///   make one deflate stream, and the CRCs are combined in order. Whether it
 ///   is deflated at all is judged from a sample before its header is
-///   written (see ``storesBetter(_:)``); its CRC and compressed size follow
-///   its data in a descriptor.
+///   written (see ``storesBetter(_:)``); a stored one's chunks are only
+///   checksummed. Its CRC and compressed size follow its data in a
+///   descriptor.
 ///
 /// Jobs finish in any order and are written in the order the entries came,
 /// at most ``maxJobs`` at a time. What a job produces depends only on its
@@ -38,6 +39,9 @@ final class ZipWriter: ArchiveEntryWriter {
     /// The deflate level; nil when every entry is stored.
     private let level: Int?
     private let workers: DeflateWorkers
+    /// How many jobs may exist: two a worker and two more, enough to keep
+    /// every worker busy while one job is filled and another written
+    /// (about 1.7 MiB of buffers with two workers).
     private let maxJobs: Int
 
     /// A job handed to the workers, or being filled, and the entry of each
