@@ -113,13 +113,15 @@ import Testing
         ])
         let data = try ArchiveWriter.data(for: book, options: ArchiveWriteOptions(format: .zip, firstStoredEntry: "mimetype"))
 
-        // The first local file header: signature, method 0 (stored), name "mimetype", then the bytes themselves.
+        // The first local file header: signature, method 0 (stored), no data
+        // descriptor, name "mimetype" at offset 30, no extra field, then the
+        // bytes themselves at offset 38, where EPUB checkers look for them.
         #expect(data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04]))
         #expect(data[8] == 0 && data[9] == 0)
-        let nameLength = Int(data[26]) | Int(data[27]) << 8
-        let extraLength = Int(data[28]) | Int(data[29]) << 8
-        #expect(String(decoding: data[30..<(30 + nameLength)], as: UTF8.self) == "mimetype")
-        #expect(data[(30 + nameLength + extraLength)...].starts(with: Data("application/epub+zip".utf8)))
+        #expect(data[6] & 0x08 == 0)
+        #expect(data[26] == 8 && data[27] == 0 && data[28] == 0 && data[29] == 0)
+        #expect(String(decoding: data[30..<38], as: UTF8.self) == "mimetype")
+        #expect(data[38...].starts(with: Data("application/epub+zip".utf8)))
         let read = try ArchiveReader.fileWrapper(from: data)
         #expect(read.fileWrappers?["META-INF"]?.fileWrappers?["container.xml"]?.regularFileContents?.count == 800)
     }

@@ -4,19 +4,16 @@ import Foundation
 import Glibc
 
 /// One libarchive write handle (`archive_write_new`), configured for a
-/// format and opened on a descriptor or a callback; freed with the object.
-/// Every call runs under ``ArchiveLocale``.
+/// format other than zip (``ZipWriter`` writes those) and opened on a
+/// callback; freed with the object. Every call runs under ``ArchiveLocale``.
 final class ArchiveWriteHandle: ArchiveEntryWriter {
     private let archive: OpaquePointer
     /// The archive's name for errors.
     let name: String
     private let options: ArchiveWriteOptions
     private let entry: OpaquePointer
-    /// Where bytes go when writing to a callback (or a zip to a
-    /// descriptor), and the error it threw.
+    /// Where bytes go, and the error the callback threw.
     private var sink: Sink?
-    /// For zip, what puts the headers' MS-DOS times in UTC on the way out.
-    private var zipTimes: ZipUTCTimeRewriter?
     /// For zstd, our compressor on every core in place of libarchive's filter.
     private var zstd: ZstdCompressor?
 
@@ -46,12 +43,7 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
         let format = options.format
         switch format.container {
         case .zip:
-            try check(archive_write_set_format_zip(archive))
-            try setFormatOption("zip", "compression", options.zipMethod.rawValue)
-            try setFormatOption("zip", "hdrcharset", "UTF-8")
-            if let level = options.compressionLevel {
-                try setFormatOption("zip", "compression-level", String(level))
-            }
+            preconditionFailure("zip is written by ZipWriter")
         case .pax:
             try check(archive_write_set_format_pax(archive))
             try setFormatOption("pax", "hdrcharset", "UTF-8")
@@ -89,23 +81,12 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
     }
 
     /// Writes through `write`, which gets the archive's bytes in order.
-    ///
-    /// Every zip, reproducible or not, gets its MS-DOS dates and times in
-    /// UTC rather than in the process's time zone (see
-    /// ``ZipUTCTimeRewriter``), so the same tree gives the same bytes in any
-    /// time zone and readers that show the DOS time show the same one
-    /// everywhere.
     func open(sink write: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
         var write = write
         if options.format.compression == .zstd {
             let compressor = try ZstdCompressor(level: options.compressionLevel, name: name, output: write)
             zstd = compressor
             write = compressor.write
-        }
-        if options.format.container == .zip {
-            let rewriter = ZipUTCTimeRewriter(archive: name, output: write)
-            zipTimes = rewriter
-            write = rewriter.write
         }
         let sink = Sink(write)
         self.sink = sink
@@ -128,18 +109,6 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
 
     func writeHeader(_ header: ArchiveEntryHeader, stored: Bool) throws {
         try ArchiveLocale.withUTF8 {
-            if let zipTimes {
-                // Finish the previous entry first (libarchive would do it
-                // inside archive_write_header) so that the count of bytes
-                // written, buffered ones included, is where this header starts.
-                try check(archive_write_finish_entry(archive), entry: header.path)
-                // Filter 0 is the one the format writes into; a zip has no
-                // compression filter, so that is the output itself.
-                try zipTimes.localHeader(at: archive_filter_bytes(archive, 0), modified: header.modified.seconds)
-            }
-            if options.format.container == .zip, options.zipMethod == .deflate {
-                try check(stored ? archive_write_zip_set_compression_store(archive) : archive_write_zip_set_compression_deflate(archive))
-            }
             archive_entry_clear(entry)
             archive_entry_set_pathname_utf8(entry, header.path)
             // libarchive's AE_IF* values are the POSIX S_IF* ones.
@@ -181,13 +150,7 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
     /// Finishes the archive: trailers, padding, the filter's last bytes.
     func close() throws {
         try ArchiveLocale.withUTF8 {
-            if let zipTimes {
-                // As in writeHeader: after the last entry, the central directory.
-                try check(archive_write_finish_entry(archive))
-                try zipTimes.centralDirectory(at: archive_filter_bytes(archive, 0))
-            }
             try check(archive_write_close(archive))
-            try zipTimes?.finish()
             try zstd?.finish()
         }
     }

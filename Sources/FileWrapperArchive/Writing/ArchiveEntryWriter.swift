@@ -15,10 +15,12 @@ struct ArchiveEntryHeader {
 }
 
 /// What turns entries into an archive's bytes, passed to a sink in order:
-/// libarchive's writer (``ArchiveWriteHandle``) for every format.
+/// ``ZipWriter`` for zip, libarchive's writer (``ArchiveWriteHandle``) for
+/// every other format.
 protocol ArchiveEntryWriter: AnyObject {
     /// Starts an entry; a regular file's `header.size` bytes follow. `stored`
-    /// asks a zip to keep this entry uncompressed.
+    /// asks a zip to keep this entry uncompressed and without an extra field
+    /// (EPUB's `mimetype`, whose contents must start at offset 38).
     func writeHeader(_ header: ArchiveEntryHeader, stored: Bool) throws
     /// Writes bytes of the current entry.
     func writeData(_ bytes: UnsafeRawBufferPointer, entry path: String) throws
@@ -31,6 +33,9 @@ extension ArchiveWriteOptions {
     func makeEntryWriter(
         name: String, sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws -> any ArchiveEntryWriter {
+        if format.container == .zip {
+            return try ZipWriter(options: self, name: name, sink: sink)
+        }
         let handle = try ArchiveWriteHandle(options: self, name: name)
         try handle.open(sink: sink)
         return handle

@@ -8,10 +8,12 @@ public struct ArchiveWriteOptions: Sendable, Hashable {
     }
 
     public var format: ArchiveFormat
-    /// The filter's or zip's compression level (gzip, bzip2, lz4 and zip
-    /// deflate 1-9, xz 0-9, zstd 1-22); `nil` for libarchive's default.
+    /// The filter's or zip's compression level (gzip, bzip2, lz4 1-9, zip
+    /// deflate 0-9 where 0 stores, xz 0-9, zstd 1-22); `nil` for the
+    /// default (zip: 6, as Info-ZIP).
     public var compressionLevel: Int?
-    /// Zip only: deflate (the default) or store every entry.
+    /// Zip only: deflate (the default; an entry that deflate does not make
+    /// smaller is stored) or store every entry.
     public var zipMethod: ZipMethod
     /// Byte-for-byte reproducible output: owner 0 without names, times
     /// clamped to `SOURCE_DATE_EPOCH` when it is set (and taken from it for

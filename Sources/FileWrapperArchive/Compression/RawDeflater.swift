@@ -1,0 +1,61 @@
+import CZlib
+
+/// One zlib deflate stream writing raw deflate (no zlib or gzip wrapper, as
+/// zip stores it) at a fixed level, reset and reused for every piece it
+/// compresses rather than set up again each time.
+final class RawDeflater {
+    private let stream: UnsafeMutablePointer<z_stream>
+
+    /// How a piece ends: the end of the deflate stream, or a sync flush that
+    /// byte-aligns the output so that the next piece's deflate output can
+    /// follow it as one stream.
+    enum Ending {
+        case finish, syncFlush
+    }
+
+    /// A stream at `level` (0-9); nil when zlib cannot allocate one.
+    init?(level: Int) {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        // windowBits -15: raw deflate with zlib's largest window, 32 KiB.
+        let status = deflateInit2_(
+            stream, CInt(level), Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, CInt(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else {
+            stream.deallocate()
+            return nil
+        }
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deallocate()
+    }
+
+    /// Compresses `input` into `output` as a fresh stream that may refer back
+    /// to `dictionary` (the 32 KiB, at most, that precede `input`). Returns
+    /// the number of bytes written, or nil when they do not fit in `output`.
+    func compress(
+        _ input: UnsafeRawBufferPointer, dictionary: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer, ending: Ending
+    ) -> Int? {
+        guard deflateReset(stream) == Z_OK else { preconditionFailure("deflateReset on a broken stream") }
+        if dictionary.count > 0 {
+            let status = deflateSetDictionary(stream, dictionary.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(dictionary.count))
+            precondition(status == Z_OK, "deflateSetDictionary failed: \(status)")
+        }
+        guard output.count > 0 else { return nil }
+        stream.pointee.next_in = input.count > 0
+            ? UnsafeMutablePointer(mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self)) : nil
+        stream.pointee.avail_in = uInt(input.count)
+        stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = uInt(output.count)
+        let status = deflate(stream, ending == .finish ? Z_FINISH : Z_SYNC_FLUSH)
+        precondition(status != Z_STREAM_ERROR, "deflate on a broken stream")
+        // Anything short of the whole piece ended means the output was too
+        // small; a sync flush that fills the output exactly may have more
+        // to give, so that counts as too small too.
+        let complete = ending == .finish ? status == Z_STREAM_END : stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0
+        guard complete else { return nil }
+        return output.count - Int(stream.pointee.avail_out)
+    }
+}
