@@ -64,14 +64,13 @@ public enum ArchiveUnpacker {
         let temporary = Replacement.temporaryName(for: place.name)
         let root = try place.io(entry: nil) {
             try Syscall.makeDirectory(temporary, in: place.parent, mode: 0o700, path: { place.path })
-            return try Syscall.openDirectory(temporary, in: place.parent, path: { place.path })
+            return OpenDirectory(try Syscall.openDirectory(temporary, in: place.parent, path: { place.path }))
         }
         do {
-            defer { Syscall.close(root) }
             let extraction = Extraction(handle: handle, root: root, place: place, limits: options.limits)
             try extraction.run()
             try place.io(entry: nil) {
-                try Syscall.retrying("fchmod", { place.path }) { fchmod(root, 0o755) }
+                try Syscall.retrying("fchmod", { place.path }) { fchmod(root.fd, 0o755) }
             }
             try place.moveIntoPlace(temporary)
             return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes)
