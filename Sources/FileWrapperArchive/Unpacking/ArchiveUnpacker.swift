@@ -49,6 +49,10 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 /// bits without setuid, setgid, sticky and group or other write, and
 /// modification times. Owners, extended attributes and ACLs are not
 /// restored. Directories get their modes and times last, deepest first.
+///
+/// Entries are read and checked in order on the calling thread; files up to
+/// 256 KiB are created by worker threads, one a processor, which have all
+/// ended when `unpack` returns or throws.
 public enum ArchiveUnpacker {
     /// Unpacks the archive at `archive` into the directory `destination`,
     /// which must not exist unless `options.replacesExisting`.
