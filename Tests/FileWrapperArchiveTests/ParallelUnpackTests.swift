@@ -53,11 +53,11 @@ import TestSupport
         return (tar, files, links)
     }
 
-    /// Checks that `destination` holds exactly `files` in their folders,
-    /// each link the same inode as its target.
+    /// Checks that `destination` holds exactly `files`, in folders one level
+    /// deep, each link the same inode as its target.
     static func expectTree(_ destination: URL, holds files: [String: Expected], links: [String: String]) throws {
         let tree = try DiskTree(destination)
-        let folders = Set(files.keys.map { String($0.prefix { $0 != "/" }) })
+        let folders = Set(files.keys.filter { $0.contains("/") }.map { String($0.prefix { $0 != "/" }) })
         #expect(Set(tree.entries.keys) == Set(files.keys).union(folders).union([""]))
         let wrong = files.keys.sorted().filter { path in
             let entry = tree.entries[path]
@@ -82,6 +82,28 @@ import TestSupport
         #expect(summary.entries == files.count)
         try Self.expectTree(directory.appending("out"), holds: files, links: links)
         #expect(try Disk.names(in: directory.url) == ["many.tar", "out"])
+    }
+
+    /// Ten files of 200 KB fill the bound on bytes in flight, fewer than
+    /// would wake a worker by their number: the unpacking thread must wake
+    /// the workers before it waits for room (it once waited forever).
+    @Test func filesThatFillTheBoundOnBytesAreMade() throws {
+        let directory = try TemporaryDirectory()
+        var tar = TarBuilder()
+        var files: [String: Expected] = [:]
+        for index in 0..<40 {
+            let contents = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+            tar.file("medium-\(index)", contents: contents, modified: 1_700_000_000)
+            files["medium-\(index)"] = Expected(contents: contents, mode: 0o644, modified: 1_700_000_000)
+        }
+        let archive = directory.appending("medium.tar")
+        try tar.archive.write(to: archive)
+        let destination = directory.appending("out")
+
+        let result = try Self.unpackInChild(archive, to: destination, onProcessors: nil)
+
+        try #require(result.status == 0, "\(result.stderr)")
+        try Self.expectTree(destination, holds: files, links: [:])
     }
 
     /// On processor 0 alone (`taskset`), one worker and the unpacking thread
@@ -117,14 +139,15 @@ import TestSupport
     }
 
     /// Runs `fwk-test-child unpack --count-resources`, on the processors
-    /// `processors` (a `taskset` list) when given.
+    /// `processors` (a `taskset` list) when given. A child that still runs
+    /// after five minutes has hung: it is killed (status 137).
     static func unpackInChild(
         _ archive: URL, to destination: URL, onProcessors processors: String?
     ) throws -> (status: Int32, stdout: String, stderr: String) {
         let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child").path
-        let arguments = ["unpack", archive.path, destination.path, "--count-resources"]
-        guard let processors else { return try ZipTimeTests.run(child, arguments) }
-        return try ZipTimeTests.run("/usr/bin/taskset", ["-c", processors, child] + arguments)
+        let placement = processors.map { ["/usr/bin/taskset", "-c", $0] } ?? []
+        return try ZipTimeTests.run("/usr/bin/timeout", ["--signal=KILL", "300"] + placement
+                                    + [child, "unpack", archive.path, destination.path, "--count-resources"])
     }
 
     /// Checks the child's counts of descriptors and threads: the same after

@@ -169,6 +169,7 @@ final class Extraction {
     /// Makes `file` on this thread: writes `first`, bytes of it already
     /// read, then the rest of the entry as it comes.
     private func write(_ file: NewFile, startingWith first: [UInt8], display: @escaping Syscall.Path) throws {
+        workers.wake()
         try place.io(entry: file.entry) {
             let fd = try file.create(path: display)
             defer { Syscall.close(fd) }

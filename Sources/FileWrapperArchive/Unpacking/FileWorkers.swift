@@ -48,6 +48,10 @@ final class FileWorkers: @unchecked Sendable {
     /// Files queued or being written, at most: each may hold a directory
     /// descriptor that the unpack's cache has let go of.
     static let maxFiles = 256
+    /// Files queued before a sleeping worker is woken, unless the unpack's
+    /// thread waits or turns to long work first: one wake a file would cost
+    /// that thread more than the file.
+    static let wakeBatch = 16
 
     private struct Queued {
         var sequence: Int
@@ -71,6 +75,7 @@ final class FileWorkers: @unchecked Sendable {
     private var queue = [Queued?](repeating: nil, count: maxFiles)
     private var head = 0
     private var queuedCount = 0
+    private var idleWorkers = 0
     private var filesInFlight = 0
     private var bytesInFlight = 0
     private var nextSequence = 0
@@ -106,6 +111,7 @@ final class FileWorkers: @unchecked Sendable {
         if threads.isEmpty { try start() }
         try locked {
             while failure == nil, !hasRoom(for: contents.count) {
+                wakeForQueued()
                 pthread_cond_wait(roomMade, mutex)
             }
             if let failure { throw failure.error }
@@ -114,8 +120,14 @@ final class FileWorkers: @unchecked Sendable {
             nextSequence += 1
             filesInFlight += 1
             bytesInFlight += contents.count
-            pthread_cond_signal(fileQueued)
+            if idleWorkers > 0, queuedCount >= Self.wakeBatch { pthread_cond_signal(fileQueued) }
         }
+    }
+
+    /// Wakes the workers for what is queued, however little, before this
+    /// thread turns to long work of its own or waits.
+    func wake() {
+        locked { wakeForQueued() }
     }
 
     /// Throws the first failure of a worker, if there was one.
@@ -129,6 +141,7 @@ final class FileWorkers: @unchecked Sendable {
     func waitUntilDone() throws {
         try locked {
             while failure == nil, filesInFlight > 0 {
+                wakeForQueued()
                 pthread_cond_wait(roomMade, mutex)
             }
             if let failure { throw failure.error }
@@ -162,6 +175,11 @@ final class FileWorkers: @unchecked Sendable {
         threads.removeAll()
     }
 
+    /// Wakes the sleeping workers when files are queued; under the lock.
+    private func wakeForQueued() {
+        if queuedCount > 0, idleWorkers > 0 { pthread_cond_broadcast(fileQueued) }
+    }
+
     /// Whether `size` more bytes may be queued: within both bounds, or
     /// alone in flight.
     private func hasRoom(for size: Int) -> Bool {
@@ -187,21 +205,27 @@ final class FileWorkers: @unchecked Sendable {
     /// A worker's loop: makes the next queued file until told to stop or
     /// until a file fails.
     private func work() {
-        while let next = take() {
+        var made: (file: Queued, error: ArchiveError?)?
+        while let next = take(after: made) {
             do throws(FileWrapperError) {
                 try make(next.file, contents: next.contents)
-                done(next, error: nil)
+                made = (next, nil)
             } catch {
-                done(next, error: ArchiveError(.io, archive: archive, entry: next.file.entry, message: error.description))
+                made = (next, ArchiveError(.io, archive: archive, entry: next.file.entry, message: error.description))
             }
         }
     }
 
-    /// The next file to make; nil once stopping or after a failure.
-    private func take() -> Queued? {
+    /// Counts the file just `made` out of what is in flight (keeping the
+    /// earliest failure, and waking the unpack's thread when it may go on),
+    /// then takes the next file to make; nil once stopping or after a failure.
+    private func take(after made: (file: Queued, error: ArchiveError?)?) -> Queued? {
         locked {
+            if let made { count(made.file, error: made.error) }
             while queuedCount == 0, !stopping, failure == nil {
+                idleWorkers += 1
                 pthread_cond_wait(fileQueued, mutex)
+                idleWorkers -= 1
             }
             guard !stopping, failure == nil else { return nil }
             let next = queue[head]
@@ -212,20 +236,17 @@ final class FileWorkers: @unchecked Sendable {
         }
     }
 
-    /// Counts `file` out of what is in flight, keeps the earliest failure,
-    /// and wakes the unpack's thread when it may go on.
-    private func done(_ file: Queued, error: ArchiveError?) {
-        locked {
-            filesInFlight -= 1
-            bytesInFlight -= file.contents.count
-            if let error, failure.map({ file.sequence < $0.sequence }) ?? true {
-                failure = (file.sequence, error)
-                failed.store(true, ordering: .relaxed)
-                pthread_cond_broadcast(fileQueued)
-            }
-            if error != nil || (filesInFlight <= Self.maxFiles / 2 && bytesInFlight <= Self.maxBytes / 2) {
-                pthread_cond_signal(roomMade)
-            }
+    /// Counts `file` out of what is in flight under the lock.
+    private func count(_ file: Queued, error: ArchiveError?) {
+        filesInFlight -= 1
+        bytesInFlight -= file.contents.count
+        if let error, failure.map({ file.sequence < $0.sequence }) ?? true {
+            failure = (file.sequence, error)
+            failed.store(true, ordering: .relaxed)
+            pthread_cond_broadcast(fileQueued)
+        }
+        if error != nil || (filesInFlight <= Self.maxFiles / 2 && bytesInFlight <= Self.maxBytes / 2) {
+            pthread_cond_signal(roomMade)
         }
     }
 
