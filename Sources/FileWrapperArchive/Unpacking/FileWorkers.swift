@@ -64,7 +64,7 @@ final class FileWorkers: @unchecked Sendable {
     private let workerCount: Int
     private var threads: [pthread_t] = []
 
-    // Guarded by `mutex`.
+    /// Guards the condition variables and everything after them.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// Signalled when a file is queued or the workers must stop.
     private let fileQueued = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
