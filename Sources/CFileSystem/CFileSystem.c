@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CFileSystem.h"
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/xattr.h>
@@ -17,6 +18,12 @@ ssize_t cfs_copy_file_range(int fd_in, int fd_out, size_t len) {
 }
 
 int cfs_syncfs(int fd) { return syncfs(fd); }
+
+int cfs_affinity_count(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    return CPU_COUNT(&set);
+}
 
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size) { return llistxattr(path, list, size); }
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size) {

@@ -60,6 +60,29 @@ struct FullDiskTests {
         if replacing { #expect(try DiskTree(destination) == before) }
     }
 
+    /// Small files are written by worker threads: the one that finds the
+    /// disk full fails the unpack with the error the unpacking thread would
+    /// give, and the workers end before the temporary is removed.
+    @Test func aWorkerThatRunsOutOfSpaceFailsTheUnpack() throws {
+        let directory = try TemporaryDirectory()
+        var tar = TarBuilder()
+        for index in 0..<600 {
+            tar.file("notes/note-\(index).txt", contents: [UInt8](repeating: UInt8(index % 256), count: 4096))
+        }
+        let archive = directory.appending("Notes.tar")
+        try tar.archive.write(to: archive)
+        let mount = try Disk.mountTmpfs(size: "1m", named: "small", in: directory)
+        defer { Disk.unmount(mount) }
+        let destination = mount.appendingPathComponent("Unpacked")
+
+        let error = try #require(throws: ArchiveError.self) { try ArchiveUnpacker.unpack(archiveAt: archive, to: destination) }
+
+        let entry = try #require(error.entry)
+        #expect(error.code == .io && entry.hasPrefix("notes/note-"))
+        #expect(error.description == "\(archive.path): \"\(entry)\": write(\"\(destination.path)/\(entry)\") failed: No space left on device (ENOSPC)")
+        #expect(try Disk.names(in: mount) == [], "the temporary was left behind")
+    }
+
     @Test func unpackingMoreEntriesThanTheDiskHoldsLeavesNothingBehind() throws {
         let directory = try TemporaryDirectory()
         let archive = directory.appending("Many.tar")

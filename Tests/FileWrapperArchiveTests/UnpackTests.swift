@@ -142,6 +142,24 @@ import TestSupport
         #expect(error.code == .unsafePath)
     }
 
+    /// `/` followed by a combining mark is one `Character` but still a
+    /// separator to the kernel: `../\u{301}x` would be written beside the
+    /// destination, `/\u{301}x` at the root of the file system.
+    @Test(arguments: ["../\u{301}escaped.txt", "/\u{301}escaped.txt", "a/../\u{301}escaped.txt"])
+    func aSlashBeforeACombiningMarkStillSeparatesNames(entry: String) throws {
+        let directory = try TemporaryDirectory()
+        var tar = TarBuilder()
+        tar.file(entry, contents: Array("escaped".utf8))
+        let archive = directory.appending("combining.tar")
+        try tar.archive.write(to: archive)
+
+        let error = try #require(throws: ArchiveError.self) { try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("out")) }
+
+        #expect(error.code == .unsafePath && error.entry == entry)
+        #expect(try Disk.names(in: directory.url) == ["combining.tar"])
+        #expect(!FileManager.default.fileExists(atPath: "/\u{301}escaped.txt"))
+    }
+
     @Test func aReadOnlyDirectoryGetsItsModeAfterItsContents() throws {
         let locked = FileWrapper(directoryWithFileWrappers: ["inside.txt": FileWrapper(regularFileWithContents: Data("x".utf8))])
         locked.attributes.permissions = 0o555

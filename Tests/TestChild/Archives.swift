@@ -13,9 +13,34 @@ func pack(_ arguments: [String], _ flags: Set<String>) throws {
     try ArchiveWriter.write(wrapper, to: URL(fileURLWithPath: arguments[2]), options: options)
 }
 
-/// `unpack ARCHIVE DESTINATION [--force]`: unpacks ARCHIVE into DESTINATION,
-/// replacing it with `--force`.
+/// `unpack ARCHIVE DESTINATION [--force] [--count-resources]`: unpacks
+/// ARCHIVE into DESTINATION, replacing it with `--force`. With
+/// `--count-resources`, then prints this process's open descriptors and
+/// threads before and after, whether the unpack failed or not:
+/// `descriptors 4 4` and `threads 1 1`.
 func unpack(_ arguments: [String], _ flags: Set<String>) throws {
     let options = ArchiveUnpackOptions(replacesExisting: flags.contains("--force"))
+    let counts = flags.contains("--count-resources")
+    if counts { startFirstThread() }
+    let before = (descriptors: entries(in: "/proc/self/fd"), threads: entries(in: "/proc/self/task"))
+    defer {
+        if counts {
+            let after = (descriptors: entries(in: "/proc/self/fd"), threads: entries(in: "/proc/self/task"))
+            FileHandle.standardOutput.write(Data("descriptors \(before.descriptors) \(after.descriptors)\nthreads \(before.threads) \(after.threads)\n".utf8))
+        }
+    }
     try ArchiveUnpacker.unpack(archiveAt: URL(fileURLWithPath: arguments[0]), to: URL(fileURLWithPath: arguments[1]), options: options)
+}
+
+/// Starts a thread and joins it: ThreadSanitizer starts a thread of its own
+/// with a process's first, which must be there before the threads are counted.
+private func startFirstThread() {
+    var thread = pthread_t()
+    guard pthread_create(&thread, nil, { _ in nil }, nil) == 0 else { return }
+    pthread_join(thread, nil)
+}
+
+/// How many names the directory at `path` holds; -1 if it cannot be read.
+private func entries(in path: String) -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? -1
 }

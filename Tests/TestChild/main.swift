@@ -5,8 +5,9 @@
 //   fwk-test-child read PATH                       read PATH and every file's contents
 //   fwk-test-child pack FORMAT SOURCE ARCHIVE [--reproducible]
 //                                                  pack the bundle SOURCE into ARCHIVE (FORMAT: an extension such as tar.gz)
-//   fwk-test-child unpack ARCHIVE DESTINATION [--force]
-//                                                  unpack ARCHIVE into DESTINATION, replacing it with --force
+//   fwk-test-child unpack ARCHIVE DESTINATION [--force] [--count-resources]
+//                                                  unpack ARCHIVE into DESTINATION, replacing it with --force;
+//                                                  print open descriptors and threads before and after
 //   fwk-test-child save-document SOURCE DOCUMENT  open DOCUMENT (a package, or a zip container if it ends in .zip)
 //                                                  with DocumentController, make its files SOURCE's, save it in place
 //
@@ -21,7 +22,7 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "save": (2, "save SOURCE DESTINATION", save),
     "read": (1, "read PATH", read),
     "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
-    "unpack": (2, "unpack ARCHIVE DESTINATION [--force]", unpack),
+    "unpack": (2, "unpack ARCHIVE DESTINATION [--force] [--count-resources]", unpack),
     "save-document": (2, "save-document SOURCE DOCUMENT", saveDocument),
 ]
 

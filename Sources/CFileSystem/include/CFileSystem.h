@@ -18,6 +18,10 @@ ssize_t cfs_copy_file_range(int fd_in, int fd_out, size_t len);
 /// syncfs(2): flushes the whole file system that holds `fd`.
 int cfs_syncfs(int fd);
 
+/// sched_getaffinity(2) counted with CPU_COUNT: how many processors this
+/// thread may run on; -1 on failure.
+int cfs_affinity_count(void);
+
 /// The xattr family on a path that is not followed if it is a symlink.
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size);
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size);

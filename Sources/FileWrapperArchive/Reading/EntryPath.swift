@@ -1,6 +1,10 @@
 /// An archive entry's path, checked and split into the names it makes
 /// inside the tree: `./` and empty components are dropped; an absolute path,
 /// a `..` component, or a path or name over the limits is refused.
+///
+/// Split and checked by bytes, as the kernel reads a path: split by
+/// `Character`, `/` followed by a combining mark (`../\u{301}x`) is one
+/// grapheme and would hide a separator.
 struct EntryPath {
     /// The names from the top of the tree down; empty for the tree's root
     /// itself (`.` or `./`).
@@ -14,11 +18,14 @@ struct EntryPath {
             throw ArchiveError(.limitExceeded, archive: archive, entry: entry,
                                message: "\(role) is longer than the limit of \(limits.maxPathLength) bytes", limit: .maxPathLength)
         }
-        guard !path.hasPrefix("/") else {
+        let slash = UInt8(ascii: "/")
+        guard path.utf8.first != slash else {
             throw ArchiveError(.unsafePath, archive: archive, entry: entry, message: "\(role) is absolute")
         }
-        let names = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }.map(String.init)
-        guard !names.contains("..") else {
+        let names = path.utf8.split(separator: slash, omittingEmptySubsequences: true)
+            .filter { !$0.elementsEqual(".".utf8) }
+            .map { String(decoding: $0, as: UTF8.self) }
+        guard !names.contains(where: { $0.utf8.elementsEqual("..".utf8) }) else {
             throw ArchiveError(.unsafePath, archive: archive, entry: entry, message: "\(role) has a \"..\" component")
         }
         if let long = names.first(where: { $0.utf8.count > limits.maxNameLength }) {

@@ -49,6 +49,10 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 /// bits without setuid, setgid, sticky and group or other write, and
 /// modification times. Owners, extended attributes and ACLs are not
 /// restored. Directories get their modes and times last, deepest first.
+///
+/// Entries are read and checked in order on the calling thread; files up to
+/// 256 KiB are created by worker threads, one a processor, which have all
+/// ended when `unpack` returns or throws.
 public enum ArchiveUnpacker {
     /// Unpacks the archive at `archive` into the directory `destination`,
     /// which must not exist unless `options.replacesExisting`.
@@ -64,14 +68,13 @@ public enum ArchiveUnpacker {
         let temporary = Replacement.temporaryName(for: place.name)
         let root = try place.io(entry: nil) {
             try Syscall.makeDirectory(temporary, in: place.parent, mode: 0o700, path: { place.path })
-            return try Syscall.openDirectory(temporary, in: place.parent, path: { place.path })
+            return OpenDirectory(try Syscall.openDirectory(temporary, in: place.parent, path: { place.path }))
         }
         do {
-            defer { Syscall.close(root) }
             let extraction = Extraction(handle: handle, root: root, place: place, limits: options.limits)
             try extraction.run()
             try place.io(entry: nil) {
-                try Syscall.retrying("fchmod", { place.path }) { fchmod(root, 0o755) }
+                try Syscall.retrying("fchmod", { place.path }) { fchmod(root.fd, 0o755) }
             }
             try place.moveIntoPlace(temporary)
             return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes)

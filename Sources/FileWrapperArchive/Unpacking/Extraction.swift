@@ -4,11 +4,16 @@ import Glibc
 /// One unpack's walk through the archive: checks each entry against
 /// ``UnpackedTree`` and the limits, then makes it below `root` (the fresh
 /// temporary directory) through directory descriptors.
+///
+/// Checks, directories, symlinks, hard links and large files stay on this
+/// thread, in archive order; small regular files are read into memory and
+/// handed to ``FileWorkers``, which create them on the other cores.
 final class Extraction {
     private let handle: ArchiveReadHandle
     private let place: UnpackDestination
     private let limits: ArchiveReadLimits
     private let directories: DirectoryDescriptors
+    private let workers: FileWorkers
     private var tree = UnpackedTree()
     private(set) var entries = 0
     private(set) var budget: ContentBudget
@@ -19,27 +24,36 @@ final class Extraction {
     private var directoryAttributes: [(names: [String], mode: mode_t, modified: timespec?)] = []
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
 
-    init(handle: ArchiveReadHandle, root: CInt, place: UnpackDestination, limits: ArchiveReadLimits) {
+    init(handle: ArchiveReadHandle, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits) {
         self.handle = handle
         self.place = place
         self.limits = limits
         budget = ContentBudget(limits: limits)
         directories = DirectoryDescriptors(root: root) { names in PathDisplay.join(place.path, names) }
+        workers = FileWorkers(count: Syscall.availableProcessors(), archive: handle.name, destination: place.path)
     }
 
     deinit {
         buffer.deallocate()
     }
 
-    /// Makes every entry, then applies the directories' attributes.
+    /// Makes every entry, then, once the workers are done, applies the
+    /// directories' attributes. On any error the workers have ended before
+    /// it is thrown; a worker's failure, about an earlier entry, wins.
     func run() throws {
-        while let header = try handle.nextHeader() {
-            entries += 1
-            guard entries <= limits.maxEntries else {
-                throw refusal(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
+        do {
+            while let header = try handle.nextHeader() {
+                entries += 1
+                guard entries <= limits.maxEntries else {
+                    throw refusal(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
+                }
+                try workers.checkFailure()
+                directories.trim()
+                try extract(header)
             }
-            directories.trim()
-            try extract(header)
+            try workers.finish()
+        } catch {
+            throw workers.stop(after: error)
         }
         try finishDirectories()
     }
@@ -69,9 +83,11 @@ final class Extraction {
                 throw refusal(.unsafePath, path, "the hard link's target \"\(target)\" is not an earlier regular file")
             }
             try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(names) }
+            // The target may still be queued for a worker.
+            try workers.waitUntilDone()
             try place.io(entry: path) {
-                let targetParent = try directories.descriptor(of: targetNames.dropLast())
-                try Syscall.link(targetNames[targetNames.count - 1], in: targetParent, as: name, in: parent, path: display)
+                let targetParent = try directories.directory(targetNames.dropLast())
+                try Syscall.link(targetNames[targetNames.count - 1], in: targetParent.fd, as: name, in: parent.fd, path: display)
             }
             return
         }
@@ -79,20 +95,21 @@ final class Extraction {
         case S_IFDIR:
             let isNew = try record(path) { () throws(UnpackedTree.Conflict) in try tree.addDirectory(names) }
             if isNew {
-                try place.io(entry: path) { try Syscall.makeDirectory(name, in: parent, mode: 0o700, path: display) }
+                try place.io(entry: path) { try Syscall.makeDirectory(name, in: parent.fd, mode: 0o700, path: display) }
             }
             directoryAttributes.append((names, Self.safeMode(header.permissions), modified))
         case S_IFREG:
             try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(names) }
-            let fd = try place.io(entry: path) {
-                try Syscall.open(name, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: display)
+            let file = NewFile(directory: parent, name: name, names: names, entry: path, mode: Self.safeMode(header.permissions), modified: modified)
+            if let size = header.size, size > FileWorkers.largeFile {
+                try write(file, startingWith: [], display: display)
+                return
             }
-            defer { Syscall.close(fd) }
-            try writeContents(to: fd, entry: path, display: display)
-            try place.io(entry: path) {
-                try Syscall.retrying("fchmod", display) { fchmod(fd, Self.safeMode(header.permissions)) }
-                let times = [Syscall.omitTime, modified]
-                try Syscall.retrying("futimens", display) { futimens(fd, times) }
+            let (contents, isWhole) = try readSmallContents(expected: header.size, entry: path)
+            if isWhole {
+                try workers.submit(file, contents: contents)
+            } else {
+                try write(file, startingWith: contents, display: display)
             }
         default:
             let target = header.symlinkTarget ?? []
@@ -105,25 +122,60 @@ final class Extraction {
             }
             try record(path) { () throws(UnpackedTree.Conflict) in try tree.addSymlink(names, target: target) }
             try place.io(entry: path) {
-                try Syscall.makeSymbolicLink(name, in: parent, target: target, path: display)
+                try Syscall.makeSymbolicLink(name, in: parent.fd, target: target, path: display)
                 let times = [Syscall.omitTime, modified]
-                try Syscall.retrying("utimensat", display) { utimensat(parent, name, times, AT_SYMLINK_NOFOLLOW) }
+                try Syscall.retrying("utimensat", display) { utimensat(parent.fd, name, times, AT_SYMLINK_NOFOLLOW) }
             }
         }
     }
 
-    /// Makes the missing directories above `names` and returns the
-    /// descriptor of its parent.
-    private func makeParents(of names: [String], entry: String) throws -> CInt {
+    /// Makes the missing directories above `names` and returns its parent.
+    private func makeParents(of names: [String], entry: String) throws -> OpenDirectory {
         let missing = try record(entry) { () throws(UnpackedTree.Conflict) in try tree.missingParents(of: names) }
         return try place.io(entry: entry) {
             for depth in missing {
-                let parent = try directories.descriptor(of: names[..<depth])
-                try Syscall.makeDirectory(names[depth], in: parent, mode: 0o700, path: { PathDisplay.join(self.place.path, Array(names[...depth])) })
+                let parent = try directories.directory(names[..<depth])
+                try Syscall.makeDirectory(names[depth], in: parent.fd, mode: 0o700, path: { PathDisplay.join(self.place.path, Array(names[...depth])) })
                 tree.addImplicitDirectory(names[...depth])
                 directoryAttributes.append((Array(names[...depth]), 0o755, nil))
             }
-            return try directories.descriptor(of: names.dropLast())
+            return try directories.directory(names.dropLast())
+        }
+    }
+
+    /// The current entry's bytes while they are no more than
+    /// `FileWorkers.largeFile`: all of them (`isWhole`), or the first ones of
+    /// a larger entry. Read straight into place when the header gives the
+    /// size, and counted against the byte and ratio limits.
+    private func readSmallContents(expected: Int64?, entry: String) throws -> (bytes: [UInt8], isWhole: Bool) {
+        var bytes = try [UInt8](unsafeUninitializedCapacity: Int(max(0, expected ?? 0))) { storage, count in
+            while count < storage.count {
+                let unfilled = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: storage[count...]))
+                let got = try handle.readData(into: unfilled, entry: entry)
+                if got == 0 { break }
+                try budget.spend(got, entry: entry, handle: handle)
+                count += got
+            }
+        }
+        while bytes.count <= FileWorkers.largeFile {
+            let count = try handle.readData(into: buffer, entry: entry)
+            if count == 0 { return (bytes, true) }
+            try budget.spend(count, entry: entry, handle: handle)
+            bytes.append(contentsOf: buffer[..<count])
+        }
+        return (bytes, false)
+    }
+
+    /// Makes `file` on this thread: writes `first`, bytes of it already
+    /// read, then the rest of the entry as it comes.
+    private func write(_ file: NewFile, startingWith first: [UInt8], display: @escaping Syscall.Path) throws {
+        workers.wake()
+        try place.io(entry: file.entry) {
+            let fd = try file.create(path: display)
+            defer { Syscall.close(fd) }
+            try first.withUnsafeBytes { try Syscall.writeAll($0, to: fd, path: display) }
+            try writeContents(to: fd, entry: file.entry, display: display)
+            try file.finish(fd, path: display)
         }
     }
 
@@ -146,13 +198,13 @@ final class Extraction {
             directories.trim()
             let entry = names.joined(separator: "/")
             try place.io(entry: entry) {
-                let parent = try directories.descriptor(of: names.dropLast())
+                let parent = try directories.directory(names.dropLast())
                 let name = names[names.count - 1]
                 let display = { PathDisplay.join(self.place.path, names) }
-                try Syscall.retrying("fchmodat", display) { fchmodat(parent, name, mode, 0) }
+                try Syscall.retrying("fchmodat", display) { fchmodat(parent.fd, name, mode, 0) }
                 if let modified {
                     let times = [Syscall.omitTime, modified]
-                    try Syscall.retrying("utimensat", display) { utimensat(parent, name, times, AT_SYMLINK_NOFOLLOW) }
+                    try Syscall.retrying("utimensat", display) { utimensat(parent.fd, name, times, AT_SYMLINK_NOFOLLOW) }
                 }
             }
         }

@@ -251,6 +251,15 @@ package enum Syscall {
         return try result.get()
     }
 
+    /// The processors this process may run on, at least 1: those of its
+    /// affinity mask (`sched_getaffinity(2)`; fewer than the machine has
+    /// under `taskset` or in a container's CPU set), or the active ones.
+    package static func availableProcessors() -> Int {
+        let active = ProcessInfo.processInfo.activeProcessorCount
+        let allowed = Int(cfs_affinity_count())
+        return max(1, allowed > 0 ? min(allowed, active) : active)
+    }
+
     /// `UTIME_OMIT` for `utimensat(2)` and `futimens(2)`: leave this time as
     /// it is. (A C macro Swift does not import.)
     package static let omitTime = timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)
