@@ -1,6 +1,7 @@
-# Quick start: `make run` and `make test`. Both install libarchive-dev and
-# pkg-config first when they are missing; `make test` also installs the
-# programs the interop tests run (bsdtar, zip, unzip, python3, compressors).
+# Quick start: `make run` and `make test`. Both install libarchive-dev,
+# libzstd-dev, zlib1g-dev and pkg-config first when they are missing;
+# `make test` also installs the programs the interop tests run (bsdtar, zip,
+# unzip, python3, compressors).
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 
