@@ -31,7 +31,7 @@ struct Pack: ParsableCommand {
         valueName: "format"))
     var format: String?
 
-    @Option(help: ArgumentHelp("The compression level (gzip, bzip2, lz4, zip 1-9; xz 0-9; zstd 1-22).", valueName: "n"))
+    @Option(help: ArgumentHelp("The compression level (gzip, bzip2, lz4 1-9; zip 0-9, 0 stores; xz 0-9; zstd 1-22).", valueName: "n"))
     var level: Int?
 
     @Flag(help: "Zip: store every entry uncompressed.")
