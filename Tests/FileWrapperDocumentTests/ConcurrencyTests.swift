@@ -1,7 +1,7 @@
 import Dispatch
 import FileWrapperDocument
+import FileWrapperKit
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 
@@ -57,7 +57,7 @@ final class GatedDocument: ReferenceFileDocument {
 
     let serializing = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
-    private let storage: Mutex<String>
+    private let storage: Locked<String>
 
     var text: String {
         get { storage.withLock { $0 } }
@@ -65,11 +65,11 @@ final class GatedDocument: ReferenceFileDocument {
     }
 
     init(text: String) {
-        storage = Mutex(text)
+        storage = Locked(text)
     }
 
     init(configuration: ReadConfiguration) throws {
-        storage = Mutex(String(decoding: configuration.file.regularFileContents ?? Data(), as: UTF8.self))
+        storage = Locked(String(decoding: configuration.file.regularFileContents ?? Data(), as: UTF8.self))
     }
 
     func snapshot(contentType: UTType) throws -> String { text }

@@ -1,6 +1,6 @@
 import FileWrapperDocument
+import FileWrapperKit
 import Foundation
-import Synchronization
 import Testing
 
 /// A reference document is an `ObservableObject`, as under SwiftUI: its
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func aDocumentWithoutPublishedPropertiesStillConforms() async throws {
-        // GatedDocument keeps its text in a Mutex and publishes nothing: its
+        // GatedDocument keeps its text behind a lock and publishes nothing: its
         // objectWillChange exists and never fires.
         let document = GatedDocument(text: "quiet")
         let seen = TextLog()
@@ -34,7 +34,7 @@ import Testing
 
 /// What a subscriber saw, appended on the controller's executor and read by the test.
 private final class TextLog: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = Locked<[String]>([])
 
     var texts: [String] { storage.withLock { $0 } }
 

@@ -28,7 +28,7 @@ import TestSupport
         nonisolated(unsafe) let wrapper = try FileWrapper(url: root)
         let files = expected
 
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         let arrived = Atomic<Int>(0)
         let finished = DispatchSemaphore(value: 0)
         for thread in 0..<16 {

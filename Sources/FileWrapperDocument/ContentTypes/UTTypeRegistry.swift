@@ -1,4 +1,4 @@
-import Synchronization
+import FileWrapperKit
 
 /// Every declaration the process knows: the system types, fixed, and the
 /// types the program registered, behind a lock so that any thread may
@@ -13,7 +13,7 @@ final class UTTypeRegistry: Sendable {
     }
 
     private let system: [String: UTTypeDeclaration]
-    private let registered = Mutex(Registered())
+    private let registered = Locked(Registered())
 
     private init() {
         system = Dictionary(SystemTypeDeclarations.all.map { ($0.identifier.lowercased(), $0) }) { first, _ in first }
