@@ -51,7 +51,7 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 /// restored. Directories get their modes and times last, deepest first.
 ///
 /// Entries are read and checked in order on the calling thread; files up to
-/// 256 KiB are created by worker threads, one a processor, which have all
+/// 128 KiB are created by worker threads, one a processor, which have all
 /// ended when `unpack` returns or throws.
 public enum ArchiveUnpacker {
     /// Unpacks the archive at `archive` into the directory `destination`,

@@ -22,7 +22,9 @@ final class Extraction {
     /// every entry made in it. Directories made only as parents get 0755
     /// and keep the time they were made.
     private var directoryAttributes: [(names: [String], mode: mode_t, modified: timespec?)] = []
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+    /// Where the bytes of large files, and of small ones whose size the
+    /// header does not give, are read.
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileWorkers.largeFile, alignment: 16)
 
     init(handle: ArchiveReadHandle, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits) {
         self.handle = handle
@@ -101,16 +103,7 @@ final class Extraction {
         case S_IFREG:
             try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(names) }
             let file = NewFile(directory: parent, name: name, names: names, entry: path, mode: Self.safeMode(header.permissions), modified: modified)
-            if let size = header.size, size > FileWorkers.largeFile {
-                try write(file, startingWith: [], display: display)
-                return
-            }
-            let (contents, isWhole) = try readSmallContents(expected: header.size, entry: path)
-            if isWhole {
-                try workers.submit(file, contents: contents)
-            } else {
-                try write(file, startingWith: contents, display: display)
-            }
+            try make(file, size: header.size, display: display)
         default:
             let target = header.symlinkTarget ?? []
             guard target.count <= limits.maxLinkLength else {
@@ -143,37 +136,50 @@ final class Extraction {
         }
     }
 
-    /// The current entry's bytes while they are no more than
-    /// `FileWorkers.largeFile`: all of them (`isWhole`), or the first ones of
-    /// a larger entry. Read straight into place when the header gives the
-    /// size, and counted against the byte and ratio limits.
-    private func readSmallContents(expected: Int64?, entry: String) throws -> (bytes: [UInt8], isWhole: Bool) {
-        var bytes = try [UInt8](unsafeUninitializedCapacity: Int(max(0, expected ?? 0))) { storage, count in
-            while count < storage.count {
-                let unfilled = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: storage[count...]))
-                let got = try handle.readData(into: unfilled, entry: entry)
-                if got == 0 { break }
-                try budget.spend(got, entry: entry, handle: handle)
-                count += got
-            }
+    /// Makes `file` from the current entry's bytes: a worker does when they
+    /// are no more than `FileWorkers.largeFile`, once they are read into the
+    /// space it gives; this thread does, streaming them, otherwise.
+    private func make(_ file: NewFile, size: Int64?, display: @escaping Syscall.Path) throws {
+        guard let size else {
+            // Without a size in the header, a full buffer may be the start of a larger file.
+            let count = try fill(buffer, entry: file.entry)
+            guard count < buffer.count else { return try write(file, startingWith: [UnsafeRawBufferPointer(buffer)], display: display) }
+            let space = try workers.space(for: count)
+            space.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            return workers.submit(file, contents: UnsafeRawBufferPointer(space))
         }
-        while bytes.count <= FileWorkers.largeFile {
-            let count = try handle.readData(into: buffer, entry: entry)
-            if count == 0 { return (bytes, true) }
-            try budget.spend(count, entry: entry, handle: handle)
-            bytes.append(contentsOf: buffer[..<count])
+        guard size <= FileWorkers.largeFile else { return try write(file, startingWith: [], display: display) }
+        let space = try workers.space(for: Int(size))
+        let count = try fill(space, entry: file.entry)
+        let contents = UnsafeRawBufferPointer(rebasing: space[..<count])
+        // Bytes past the size the header gave are the file's too.
+        let more = count < space.count ? 0 : try fill(buffer, entry: file.entry)
+        guard more > 0 else { return workers.submit(file, contents: contents) }
+        try write(file, startingWith: [contents, UnsafeRawBufferPointer(rebasing: buffer[..<more])], display: display)
+    }
+
+    /// Reads the current entry's next bytes into `target` until it is full
+    /// or the entry ends, counting them against the byte and ratio limits;
+    /// returns how many it read.
+    private func fill(_ target: UnsafeMutableRawBufferPointer, entry: String) throws -> Int {
+        var count = 0
+        while count < target.count {
+            let got = try handle.readData(into: UnsafeMutableRawBufferPointer(rebasing: target[count...]), entry: entry)
+            if got == 0 { break }
+            try budget.spend(got, entry: entry, handle: handle)
+            count += got
         }
-        return (bytes, false)
+        return count
     }
 
     /// Makes `file` on this thread: writes `first`, bytes of it already
     /// read, then the rest of the entry as it comes.
-    private func write(_ file: NewFile, startingWith first: [UInt8], display: @escaping Syscall.Path) throws {
+    private func write(_ file: NewFile, startingWith first: [UnsafeRawBufferPointer], display: @escaping Syscall.Path) throws {
         workers.wake()
         try place.io(entry: file.entry) {
             let fd = try file.create(path: display)
             defer { Syscall.close(fd) }
-            try first.withUnsafeBytes { try Syscall.writeAll($0, to: fd, path: display) }
+            for bytes in first { try Syscall.writeAll(bytes, to: fd, path: display) }
             try writeContents(to: fd, entry: file.entry, display: display)
             try file.finish(fd, path: display)
         }

@@ -33,51 +33,65 @@ struct NewFile: Sendable {
 /// core (creating files is nearly all of the time of unpacking many small
 /// ones).
 ///
-/// Each file comes with all its bytes. What is queued or being written is
-/// bounded by ``maxBytes`` and ``maxFiles``: ``submit(_:contents:)`` waits
-/// for room, so memory and open descriptors stay flat whatever the archive.
-/// Workers take files in the order they were submitted; after the first
-/// failure they take no more. The threads start with the first file and
-/// end in ``finish()`` or ``stop(after:)``, one of which must be called.
+/// The unpack's thread asks for ``space(for:)``, reads a file's bytes into
+/// it and ``submit(_:contents:)``s the file. The space comes from one buffer
+/// of ``capacity`` bytes, allocated once: files take it in the order they
+/// are submitted and give it back in that order, so memory stays flat
+/// whatever the files (an allocation a file, freed among the tree's lasting
+/// ones, left the heap growing). At most ``maxFiles`` files are in flight.
+/// Workers take files in order; after the first failure they take no more.
+/// The threads start with the first file and end in ``finish()`` or
+/// ``stop(after:)``, one of which must be called.
 final class FileWorkers: @unchecked Sendable {
+    /// The bytes of the files in flight, at most.
+    static let capacity = 1 << 19
     /// Files larger than this are not handed to workers: the unpack's thread
     /// streams them, so that no whole large file is ever in memory.
-    static let largeFile = 1 << 18
-    /// Bytes queued or being written, at most (unless a single file is larger).
-    static let maxBytes = 2 << 20
-    /// Files queued or being written, at most: each may hold a directory
-    /// descriptor that the unpack's cache has let go of.
+    static let largeFile = capacity / 4
+    /// Files in flight, at most: each may hold a directory descriptor that
+    /// the unpack's cache has let go of.
     static let maxFiles = 256
     /// Files queued before a sleeping worker is woken, unless the unpack's
     /// thread waits or turns to long work first: one wake a file would cost
     /// that thread more than the file.
     static let wakeBatch = 16
 
-    private struct Queued {
-        var sequence: Int
+    /// A file in flight: queued, being made, or made and waiting for the
+    /// files before it to give back their space.
+    private struct Slot {
         var file: NewFile
-        var contents: [UInt8]
+        var sequence: Int
+        var start: Int
+        var count: Int
+        var isMade = false
     }
 
     private let archive: String
     private let destination: String
     private let workerCount: Int
     private var threads: [pthread_t] = []
+    private let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 64)
 
     /// Guards the condition variables and everything after them.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// Signalled when a file is queued or the workers must stop.
     private let fileQueued = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// Signalled when what is in flight drops to half the bounds, when all
-    /// is written, and on a failure.
+    /// Signalled when half of ``maxFiles`` and room for a file of
+    /// ``largeFile`` bytes are free, when all is made, and on a failure.
     private let roomMade = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// A ring of `maxFiles` slots: `queuedCount` files from `head` on.
-    private var queue = [Queued?](repeating: nil, count: maxFiles)
-    private var head = 0
+    /// A ring of `maxFiles` slots: `inFlight` files from `oldest` on, the
+    /// last `queuedCount` of them not taken yet.
+    private var slots = [Slot?](repeating: nil, count: maxFiles)
+    private var oldest = 0
+    private var inFlight = 0
     private var queuedCount = 0
+    /// Where in `storage` the next file's bytes go, and where the oldest
+    /// file's begin; both 0 when nothing is in flight.
+    private var head = 0
+    private var tail = 0
+    /// Bytes of the files in flight.
+    private var bytesHeld = 0
     private var idleWorkers = 0
-    private var filesInFlight = 0
-    private var bytesInFlight = 0
     private var nextSequence = 0
     private var stopping = false
     /// The failure of the earliest file that failed.
@@ -103,23 +117,39 @@ final class FileWorkers: @unchecked Sendable {
         roomMade.deallocate()
         fileQueued.deallocate()
         mutex.deallocate()
+        storage.deallocate()
     }
 
-    /// Queues `file` to be made with `contents`, once there is room; throws
-    /// the first failure of a worker instead.
-    func submit(_ file: NewFile, contents: [UInt8]) throws {
+    /// Space for the `count` bytes (at most ``largeFile``) of the next file
+    /// to submit, once there is room; throws the first failure of a worker
+    /// instead. It stays the caller's until it submits a file or asks again.
+    func space(for count: Int) throws -> UnsafeMutableRawBufferPointer {
+        precondition(count <= Self.largeFile)
         if threads.isEmpty { try start() }
-        try locked {
-            while failure == nil, !hasRoom(for: contents.count) {
+        return try locked {
+            while true {
+                if let failure { throw failure.error }
+                if let start = freeStart(for: count) {
+                    return UnsafeMutableRawBufferPointer(rebasing: storage[start..<(start + count)])
+                }
                 wakeForQueued()
                 pthread_cond_wait(roomMade, mutex)
             }
-            if let failure { throw failure.error }
-            queue[(head + queuedCount) % Self.maxFiles] = Queued(sequence: nextSequence, file: file, contents: contents)
+        }
+    }
+
+    /// Queues `file` to be made with `contents`, bytes in the space that
+    /// ``space(for:)`` gave last.
+    func submit(_ file: NewFile, contents: UnsafeRawBufferPointer) {
+        let start = contents.baseAddress! - UnsafeRawPointer(storage.baseAddress!)
+        locked {
+            if inFlight == 0 { tail = start }
+            slots[(oldest + inFlight) % Self.maxFiles] = Slot(file: file, sequence: nextSequence, start: start, count: contents.count)
+            inFlight += 1
             queuedCount += 1
             nextSequence += 1
-            filesInFlight += 1
-            bytesInFlight += contents.count
+            bytesHeld += contents.count
+            head = start + contents.count
             if idleWorkers > 0, queuedCount >= Self.wakeBatch { pthread_cond_signal(fileQueued) }
         }
     }
@@ -140,7 +170,7 @@ final class FileWorkers: @unchecked Sendable {
     /// of them, or the end); throws the first failure instead.
     func waitUntilDone() throws {
         try locked {
-            while failure == nil, filesInFlight > 0 {
+            while failure == nil, inFlight > 0 {
                 wakeForQueued()
                 pthread_cond_wait(roomMade, mutex)
             }
@@ -163,16 +193,17 @@ final class FileWorkers: @unchecked Sendable {
         return locked { failure?.error } ?? error
     }
 
-    /// Drops what is queued, lets the files being written finish, and joins the threads.
+    /// Lets the files being made finish, joins the threads, and drops the rest.
     private func end() {
         locked {
             stopping = true
-            for index in queue.indices { queue[index] = nil }
-            queuedCount = 0
             pthread_cond_broadcast(fileQueued)
         }
         for thread in threads { pthread_join(thread, nil) }
         threads.removeAll()
+        for index in slots.indices { slots[index] = nil }
+        inFlight = 0
+        queuedCount = 0
     }
 
     /// Wakes the sleeping workers when files are queued; under the lock.
@@ -180,10 +211,15 @@ final class FileWorkers: @unchecked Sendable {
         if queuedCount > 0, idleWorkers > 0 { pthread_cond_broadcast(fileQueued) }
     }
 
-    /// Whether `size` more bytes may be queued: within both bounds, or
-    /// alone in flight.
-    private func hasRoom(for size: Int) -> Bool {
-        filesInFlight == 0 || (filesInFlight < Self.maxFiles && bytesInFlight + size <= Self.maxBytes)
+    /// Where `count` bytes fit in one piece after the newest file's: after
+    /// it, or else at the start of `storage` before the oldest file's;
+    /// nil when they do not, or when ``maxFiles`` are in flight.
+    private func freeStart(for count: Int) -> Int? {
+        guard inFlight < Self.maxFiles else { return nil }
+        let wrapped = head < tail || (head == tail && bytesHeld > 0)
+        if wrapped { return tail - head >= count ? head : nil }
+        if storage.count - head >= count { return head }
+        return tail >= count ? 0 : nil
     }
 
     private func start() throws {
@@ -205,59 +241,69 @@ final class FileWorkers: @unchecked Sendable {
     /// A worker's loop: makes the next queued file until told to stop or
     /// until a file fails.
     private func work() {
-        var made: (file: Queued, error: ArchiveError?)?
-        while let next = take(after: made) {
+        var made: (slot: Int, error: ArchiveError?)?
+        while let (slot, file, contents) = take(after: made) {
             do throws(FileWrapperError) {
-                try make(next.file, contents: next.contents)
-                made = (next, nil)
+                try make(file, contents: contents)
+                made = (slot, nil)
             } catch {
-                made = (next, ArchiveError(.io, archive: archive, entry: next.file.entry, message: error.description))
+                made = (slot, ArchiveError(.io, archive: archive, entry: file.entry, message: error.description))
             }
         }
     }
 
-    /// Counts the file just `made` out of what is in flight (keeping the
-    /// earliest failure, and waking the unpack's thread when it may go on),
-    /// then takes the next file to make; nil once stopping or after a failure.
-    private func take(after made: (file: Queued, error: ArchiveError?)?) -> Queued? {
+    /// Counts the file just `made` out (keeping the earliest failure, giving
+    /// back space, and waking the unpack's thread when it may go on), then
+    /// takes the next file to make; nil once stopping or after a failure.
+    private func take(after made: (slot: Int, error: ArchiveError?)?) -> (Int, NewFile, UnsafeRawBufferPointer)? {
         locked {
-            if let made { count(made.file, error: made.error) }
+            if let made { markMade(made.slot, error: made.error) }
             while queuedCount == 0, !stopping, failure == nil {
                 idleWorkers += 1
                 pthread_cond_wait(fileQueued, mutex)
                 idleWorkers -= 1
             }
             guard !stopping, failure == nil else { return nil }
-            let next = queue[head]
-            queue[head] = nil
-            head = (head + 1) % Self.maxFiles
+            let index = (oldest + inFlight - queuedCount) % Self.maxFiles
             queuedCount -= 1
-            return next
+            let slot = slots[index]!
+            return (index, slot.file, UnsafeRawBufferPointer(rebasing: storage[slot.start..<(slot.start + slot.count)]))
         }
     }
 
-    /// Counts `file` out of what is in flight under the lock.
-    private func count(_ file: Queued, error: ArchiveError?) {
-        filesInFlight -= 1
-        bytesInFlight -= file.contents.count
-        if let error, failure.map({ file.sequence < $0.sequence }) ?? true {
-            failure = (file.sequence, error)
+    /// Marks the file in `index` made, under the lock, and gives back the
+    /// space of the oldest files while they are made.
+    private func markMade(_ index: Int, error: ArchiveError?) {
+        slots[index]!.isMade = true
+        let sequence = slots[index]!.sequence
+        if let error, failure.map({ sequence < $0.sequence }) ?? true {
+            failure = (sequence, error)
             failed.store(true, ordering: .relaxed)
             pthread_cond_broadcast(fileQueued)
         }
-        if error != nil || (filesInFlight <= Self.maxFiles / 2 && bytesInFlight <= Self.maxBytes / 2) {
+        while inFlight > 0, let slot = slots[oldest], slot.isMade {
+            bytesHeld -= slot.count
+            slots[oldest] = nil
+            oldest = (oldest + 1) % Self.maxFiles
+            inFlight -= 1
+        }
+        if inFlight == 0 {
+            head = 0
+            tail = 0
+        } else {
+            tail = slots[oldest]!.start
+        }
+        if error != nil || (inFlight <= Self.maxFiles / 2 && freeStart(for: Self.largeFile) != nil) {
             pthread_cond_signal(roomMade)
         }
     }
 
     /// Creates `file`, writes `contents` and sets its mode and time.
-    private func make(_ file: NewFile, contents: [UInt8]) throws(FileWrapperError) {
+    private func make(_ file: NewFile, contents: UnsafeRawBufferPointer) throws(FileWrapperError) {
         let path = { PathDisplay.join(self.destination, file.names) }
         let fd = try file.create(path: path)
         defer { Syscall.close(fd) }
-        try contents.withUnsafeBytes { bytes in
-            Result { () throws(FileWrapperError) in try Syscall.writeAll(bytes, to: fd, path: path) }
-        }.get()
+        try Syscall.writeAll(contents, to: fd, path: path)
         try file.finish(fd, path: path)
     }
 

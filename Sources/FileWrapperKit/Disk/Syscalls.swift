@@ -253,11 +253,11 @@ package enum Syscall {
 
     /// The processors this process may run on, at least 1: those of its
     /// affinity mask (`sched_getaffinity(2)`; fewer than the machine has
-    /// under `taskset` or in a container's CPU set), or the active ones.
+    /// under `taskset` or in a container's CPU set), or the online ones.
     package static func availableProcessors() -> Int {
-        let active = ProcessInfo.processInfo.activeProcessorCount
+        let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         let allowed = Int(cfs_affinity_count())
-        return max(1, allowed > 0 ? min(allowed, active) : active)
+        return max(1, allowed > 0 ? min(allowed, online) : online)
     }
 
     /// `UTIME_OMIT` for `utimensat(2)` and `futimens(2)`: leave this time as
