@@ -18,6 +18,10 @@ ssize_t cfs_copy_file_range(int fd_in, int fd_out, size_t len) {
 
 int cfs_syncfs(int fd) { return syncfs(fd); }
 
+int cfs_start_writeback(int fd, off_t offset, off_t count) {
+    return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+}
+
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size) { return llistxattr(path, list, size); }
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size) {
     return lgetxattr(path, name, value, size);

@@ -18,6 +18,10 @@ ssize_t cfs_copy_file_range(int fd_in, int fd_out, size_t len);
 /// syncfs(2): flushes the whole file system that holds `fd`.
 int cfs_syncfs(int fd);
 
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing back the
+/// byte range without waiting for it.
+int cfs_start_writeback(int fd, off_t offset, off_t count);
+
 /// The xattr family on a path that is not followed if it is a symlink.
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size);
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size);
