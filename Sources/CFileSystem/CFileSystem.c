@@ -25,6 +25,10 @@ int cfs_affinity_count(void) {
     return CPU_COUNT(&set);
 }
 
+int cfs_start_writeback(int fd, off_t offset, off_t count) {
+    return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+}
+
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size) { return llistxattr(path, list, size); }
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size) {
     return lgetxattr(path, name, value, size);

@@ -22,6 +22,10 @@ int cfs_syncfs(int fd);
 /// thread may run on; -1 on failure.
 int cfs_affinity_count(void);
 
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing back the
+/// byte range without waiting for it.
+int cfs_start_writeback(int fd, off_t offset, off_t count);
+
 /// The xattr family on a path that is not followed if it is a symlink.
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size);
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size);
