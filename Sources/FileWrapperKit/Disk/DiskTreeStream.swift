@@ -95,12 +95,19 @@ package final class DiskTreeStream: @unchecked Sendable {
     static let readAheadLimit = 256 << 10
     static let readAheadBudget = 2 << 20
     static let maximumQueued = 4096
+    /// Entries queued before the waiting caller is woken, unless the walk
+    /// turns to a directory's listing or must wait itself first: a wake for
+    /// each entry costs both threads more than the entry.
+    static let wakeBatch = 64
 
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var queue: [DiskTreeEntry] = []
     private var head = 0
     private var queuedBytes = 0
+    /// Whether the caller waits for an entry, and the walk for room.
+    private var callerWaits = false
+    private var walkWaits = false
     private var walkError: Error?
     private var walkEnded = false
     private var stopped = false
@@ -133,7 +140,9 @@ package final class DiskTreeStream: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while head == queue.count, !walkEnded {
+            callerWaits = true
             condition.wait()
+            callerWaits = false
         }
         if head == queue.count {
             if let walkError { throw walkError }
@@ -147,7 +156,9 @@ package final class DiskTreeStream: @unchecked Sendable {
             queue.removeFirst(head)
             head = 0
         }
-        condition.broadcast()
+        if walkWaits, queue.count - head <= Self.maximumQueued / 2, queuedBytes <= Self.readAheadBudget / 2 {
+            condition.broadcast()
+        }
         return entry
     }
 
@@ -172,13 +183,26 @@ package final class DiskTreeStream: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while !stopped, queue.count - head >= Self.maximumQueued || (queuedBytes > 0 && queuedBytes + footprint > Self.readAheadBudget) {
+            if callerWaits { condition.broadcast() }
+            walkWaits = true
             condition.wait()
+            walkWaits = false
         }
         guard !stopped else { return false }
         queue.append(entry)
         queuedBytes += footprint
-        condition.broadcast()
+        if callerWaits, queue.count - head >= Self.wakeBatch || queuedBytes >= Self.readAheadBudget / 2 {
+            condition.broadcast()
+        }
         return true
+    }
+
+    /// Wakes the caller if it waits while entries are queued, before the
+    /// walk turns to work that may take long.
+    private func wakeCaller() {
+        condition.lock()
+        if callerWaits, head < queue.count { condition.broadcast() }
+        condition.unlock()
     }
 
     private func walk() {
@@ -195,10 +219,12 @@ package final class DiskTreeStream: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// A directory's entry to visit: its name and what `lstat` said.
+    /// A directory's entry to visit: its name, and what `lstat` said but
+    /// for a regular file, which is opened and `fstat`ed instead (one path
+    /// lookup a file, where the kernel spends most of a pack's time).
     private struct Child {
         var name: String
-        var info: stat
+        var info: stat?
     }
 
     private func walkTree() throws {
@@ -227,6 +253,7 @@ package final class DiskTreeStream: @unchecked Sendable {
             if entry.kind == .directory {
                 let fd = try Syscall.open(child.name, in: cursor.current, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { cursor.path(child.name) })
                 try cursor.enter(fd, name: Array(child.name.utf8))
+                wakeCaller()
                 frames.append((path + "/", try children(at: cursor, first: nil)))
             }
         }
@@ -238,7 +265,8 @@ package final class DiskTreeStream: @unchecked Sendable {
         let fd = cursor.current
         var seen = Set<String>()
         var children: [Child] = []
-        for bytes in try Syscall.names(inDirectory: fd, path: { cursor.path() }) {
+        try Syscall.forEachName(inDirectory: fd, path: { cursor.path() }) { (buffer, type) throws(FileWrapperError) in
+            let bytes = Array(buffer)
             guard let name = String(validating: bytes, as: UTF8.self) else {
                 throw FileWrapperError(
                     .invalidName, path: cursor.path(bytes: bytes),
@@ -251,7 +279,8 @@ package final class DiskTreeStream: @unchecked Sendable {
                     detail: "the two names are canonically equivalent, so Swift sees one String key")
             }
             seen.insert(name)
-            children.append(Child(name: name, info: try Syscall.status(ofBytes: bytes, in: fd, path: { cursor.path(bytes: bytes) })))
+            let info = Int(type) == DT_REG ? nil : try Syscall.status(ofBytes: bytes, in: fd, path: { cursor.path(bytes: bytes) })
+            children.append(Child(name: name, info: info))
         }
         children.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         if let first, let index = children.firstIndex(where: { $0.name == first }) {
@@ -260,9 +289,20 @@ package final class DiskTreeStream: @unchecked Sendable {
         return children.reversed()
     }
 
-    /// The entry for `child` of the directory `fd`, its contents read ahead or opened.
-    private func entry(_ child: Child, path: String, in fd: CInt, display: @escaping Syscall.Path) throws -> DiskTreeEntry {
-        let info = child.info
+    /// The entry for `child` of the directory `directory`, its contents
+    /// read ahead or opened.
+    private func entry(_ child: Child, path: String, in directory: CInt, display: @escaping Syscall.Path) throws -> DiskTreeEntry {
+        var opened: (fd: CInt, info: stat)?
+        if child.info == nil { opened = try openListedFile(child.name, in: directory, display: display) }
+        defer { if let opened { Syscall.close(opened.fd) } }
+        let info: stat
+        if let listed = child.info {
+            info = listed
+        } else if let opened {
+            info = opened.info
+        } else {
+            info = try Syscall.status(of: child.name, in: directory, path: display)
+        }
         var entry = DiskTreeEntry(
             path: path, kind: .regularFile, permissions: UInt16(info.st_mode & 0o7777),
             modified: FileTimestamp(info.st_mtim), owner: FileOwner(userID: info.st_uid, groupID: info.st_gid),
@@ -272,10 +312,17 @@ package final class DiskTreeStream: @unchecked Sendable {
             entry.kind = .directory
         case .symbolicLink:
             entry.kind = .symbolicLink
-            entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: Array(child.name.utf8), in: fd, path: display)
+            entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: Array(child.name.utf8), in: directory, path: display)
         case .regularFile:
             entry.size = Int(info.st_size)
-            entry.contents = try contents(of: child, in: fd, display: display)
+            let fd: CInt
+            if let file = opened {
+                fd = file.fd
+                opened = nil
+            } else {
+                fd = try openFile(child.name, in: directory, foundAs: info, display: display)
+            }
+            entry.contents = try contents(of: fd, size: entry.size, display: display)
         case .other:
             throw FileWrapperError(
                 .unsupportedFileType, path: display(),
@@ -284,27 +331,67 @@ package final class DiskTreeStream: @unchecked Sendable {
         return entry
     }
 
-    /// Opens the file, checks it is the one the walk found, and reads it
-    /// whole when it is small.
-    private func contents(of child: Child, in directory: CInt, display: @escaping Syscall.Path) throws -> DiskFileContents {
-        let fd = try Syscall.open(child.name, in: directory, flags: O_RDONLY | O_NOFOLLOW, path: display)
-        var handedOver = false
-        defer { if !handedOver { Syscall.close(fd) } }
-        let identity = FileIdentity(child.info)
-        guard FileIdentity(try Syscall.status(of: fd, path: display)) == identity else {
+    /// Opens `name`, listed as a regular file by its directory entry, and
+    /// `fstat`s it; nil when it has become a symbolic link or a socket,
+    /// which cannot be opened so. O_NONBLOCK and O_NOCTTY: should it have
+    /// become a FIFO or a terminal, opening it neither waits nor adopts it.
+    private func openListedFile(_ name: String, in directory: CInt, display: @escaping Syscall.Path) throws(FileWrapperError) -> (fd: CInt, info: stat)? {
+        let fd: CInt
+        do throws(FileWrapperError) {
+            fd = try Syscall.open(name, in: directory, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, path: display)
+        } catch where error.errno == .tooManySymbolicLinkLevels || error.errno == .noSuchAddressOrDevice {
+            return nil
+        }
+        do throws(FileWrapperError) {
+            return (fd, try Syscall.status(of: fd, path: display))
+        } catch {
+            Syscall.close(fd)
+            throw error
+        }
+    }
+
+    /// Opens the regular file `name` that `fstatat` found as `info`, and
+    /// checks that it is still that file.
+    private func openFile(_ name: String, in directory: CInt, foundAs info: stat, display: @escaping Syscall.Path) throws -> CInt {
+        let fd = try Syscall.open(name, in: directory, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, path: display)
+        guard (try? Syscall.status(of: fd, path: display)).map({ FileIdentity($0) == FileIdentity(info) }) == true else {
+            Syscall.close(fd)
             throw FileWrapperError(.changedOnDisk, path: display(), detail: "the file changed while it was read")
         }
-        let size = Int(identity.size)
-        guard size <= Self.readAheadLimit else {
-            handedOver = true
-            return DiskFileContents(fd: fd, size: size, path: display())
+        return fd
+    }
+
+    /// The contents of the open file `fd` of `size` bytes, taking the
+    /// descriptor: read whole and closed when the file is small, kept open
+    /// for the caller to stream otherwise.
+    private func contents(of fd: CInt, size: Int, display: @escaping Syscall.Path) throws -> DiskFileContents {
+        guard size > Self.readAheadLimit else {
+            defer { Syscall.close(fd) }
+            // One byte more than expected tells a file that grew.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size + 1, alignment: 16)
+            let contents = DiskFileContents(buffer: buffer, count: size, path: display())
+            guard try Self.read(fd, into: buffer, expecting: size, display: display) else {
+                throw FileWrapperError(.changedOnDisk, path: display(), detail: "the file changed size while it was read")
+            }
+            return contents
         }
-        // One byte more than expected tells a file that grew.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size + 1, alignment: 16)
-        let contents = DiskFileContents(buffer: buffer, count: size, path: display())
-        guard try Syscall.read(fd, into: buffer, path: display) == size else {
-            throw FileWrapperError(.changedOnDisk, path: display(), detail: "the file changed size while it was read")
+        return DiskFileContents(fd: fd, size: size, path: display())
+    }
+
+    /// Reads a file into `buffer`, one byte longer than the `size` it
+    /// should have; returns whether it had exactly that size. A read of a
+    /// regular file that comes back short has met the file's end, so a file
+    /// of the expected size costs one `read`, not a second that returns 0.
+    private static func read(
+        _ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, expecting size: Int, display: Syscall.Path
+    ) throws(FileWrapperError) -> Bool {
+        var filled = 0
+        while filled < buffer.count {
+            let count = try Syscall.retrying("read", display) { Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled) }
+            if count == 0 { break }
+            filled += count
+            if filled == size { break }
         }
-        return contents
+        return filled == size
     }
 }
