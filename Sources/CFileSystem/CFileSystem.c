@@ -13,8 +13,8 @@ int cfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *n
     return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
 }
 
-ssize_t cfs_copy_file_range(int fd_in, int fd_out, size_t len) {
-    return copy_file_range(fd_in, NULL, fd_out, NULL, len, 0);
+ssize_t cfs_copy_file_range(int fd_in, off_t *off_in, int fd_out, size_t len) {
+    return copy_file_range(fd_in, off_in, fd_out, NULL, len, 0);
 }
 
 int cfs_syncfs(int fd) { return syncfs(fd); }

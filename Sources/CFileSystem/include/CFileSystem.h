@@ -12,8 +12,10 @@ int cfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *n
 extern const unsigned int cfs_RENAME_NOREPLACE;
 extern const unsigned int cfs_RENAME_EXCHANGE;
 
-/// copy_file_range(2) from the current offsets of both descriptors.
-ssize_t cfs_copy_file_range(int fd_in, int fd_out, size_t len);
+/// copy_file_range(2) to the current offset of `fd_out`, from `*off_in`
+/// (advanced by what is copied) or, when `off_in` is NULL, from the current
+/// offset of `fd_in`.
+ssize_t cfs_copy_file_range(int fd_in, off_t *off_in, int fd_out, size_t len);
 
 /// syncfs(2): flushes the whole file system that holds `fd`.
 int cfs_syncfs(int fd);

@@ -14,6 +14,9 @@ final class ArchiveReadHandle {
     private var source: ArchiveReadSource?
     /// Headers read so far.
     private var entries = 0
+    /// Whether the current entry is sparse: its bytes in the archive are
+    /// not its contents as they are.
+    private var entryIsSparse = false
 
     init(name: String, formats: ArchiveReadFormats = .standard) throws {
         guard let archive = archive_read_new() else {
@@ -123,6 +126,7 @@ final class ArchiveReadHandle {
             guard status == ARCHIVE_OK else { throw failure(status, entry: nil) }
             guard let entry else { return nil }
             entries += 1
+            entryIsSparse = archive_entry_sparse_count(entry) > 0
             let rawPath = archive_entry_pathname(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) } ?? ""
             return Header(
                 path: archive_entry_pathname_utf8(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) },
@@ -148,6 +152,26 @@ final class ArchiveReadHandle {
             guard count >= 0 else { throw failure(CInt(truncatingIfNeeded: count), entry: entry) }
             return count
         }
+    }
+
+    /// Where the current entry's contents lie, byte for byte, in the archive
+    /// file, before any of them is read: the archive's descriptor and the
+    /// offset of the first byte. Only a tar file read without a filter keeps
+    /// them so, and not for a sparse entry; nil otherwise. The caller may
+    /// copy them from there, then ``skipData(entry:)``.
+    var storedContents: (fd: CInt, offset: Int64)? {
+        guard let file = source?.file, !entryIsSparse,
+              archive_filter_count(archive) == 1, archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE,
+              archive_format(archive) & 0xff0000 == ARCHIVE_FORMAT_TAR  // ARCHIVE_FORMAT_BASE_MASK
+        else { return nil }
+        // What the tar reader has consumed: every header up to this entry's data.
+        return (file.fd, file.start + archive_filter_bytes(archive, 0))
+    }
+
+    /// Passes over the current entry's contents (seeking, where the archive
+    /// can); throws if the archive ends before they do.
+    func skipData(entry: String) throws {
+        try ArchiveLocale.withUTF8 { try check(archive_read_data_skip(archive), entry: entry) }
     }
 
     /// Throws for a status below `ARCHIVE_WARN`, with libarchive's message.

@@ -105,6 +105,13 @@ final class ArchiveReadSource {
         return archive_read_open1(archive)
     }
 
+    /// The descriptor of a file that can seek, and the offset in it where
+    /// the archive starts; nil for bytes in memory and for a stream.
+    var file: (fd: CInt, start: Int64)? {
+        if case .file(let fd, let start, _) = input { return (fd, start) }
+        return nil
+    }
+
     private var size: Int64? {
         switch input {
         case .memory(let memory): Int64(memory.bytes.count)

@@ -148,7 +148,10 @@ final class Extraction {
             space.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             return workers.submit(file, contents: UnsafeRawBufferPointer(space))
         }
-        guard size <= FileWorkers.largeFile else { return try write(file, startingWith: [], display: display) }
+        guard size <= FileWorkers.largeFile else {
+            if let stored = handle.storedContents { return try copy(file, size: size, from: stored, display: display) }
+            return try write(file, startingWith: [], display: display)
+        }
         let space = try workers.space(for: Int(size))
         let count = try fill(space, entry: file.entry)
         let contents = UnsafeRawBufferPointer(rebasing: space[..<count])
@@ -156,6 +159,28 @@ final class Extraction {
         let more = count < space.count ? 0 : try fill(buffer, entry: file.entry)
         guard more > 0 else { return workers.submit(file, contents: contents) }
         try write(file, startingWith: [contents, UnsafeRawBufferPointer(rebasing: buffer[..<more])], display: display)
+    }
+
+    /// Makes the large `file` from contents that lie as they are in the
+    /// archive file (an uncompressed tar's): libarchive skips them and the
+    /// kernel copies them (`copy_file_range`), as `cp -a` copies a file,
+    /// never through this process's memory.
+    private func copy(_ file: NewFile, size: Int64, from stored: (fd: CInt, offset: Int64), display: @escaping Syscall.Path) throws {
+        // Skipped first: a truncated archive fails as it does when read,
+        // and the ratio limit counts the bytes skipped.
+        try handle.skipData(entry: file.entry)
+        try budget.spend(Int(size), entry: file.entry, handle: handle)
+        workers.wake()
+        let copied = try place.io(entry: file.entry) {
+            let fd = try file.create(path: display)
+            defer { Syscall.close(fd) }
+            let copied = try Syscall.copy(Int(size), from: stored.fd, at: stored.offset, to: fd, path: display)
+            try file.finish(fd, path: display)
+            return copied
+        }
+        guard copied == size else {
+            throw ArchiveError(.io, archive: handle.name, entry: file.entry, message: "the archive became shorter while it was read")
+        }
     }
 
     /// Reads the current entry's next bytes into `target` until it is full

@@ -160,11 +160,13 @@ package enum Syscall {
 
     /// Copies `count` bytes between descriptors with `copy_file_range(2)`,
     /// inside the kernel; falls back to read and write where the file
-    /// systems do not support it. Returns the bytes copied, fewer only if
-    /// the source ended early.
+    /// systems do not support it. Reads from `offset` in `source` when it is
+    /// given, leaving the descriptor's own offset alone, else from that
+    /// offset. Returns the bytes copied, fewer only if the source ended early.
     package static func copy(
-        _ count: Int, from source: CInt, to destination: CInt, path: Path
+        _ count: Int, from source: CInt, at offset: Int64? = nil, to destination: CInt, path: Path
     ) throws(FileWrapperError) -> Int {
+        var position = off_t(offset ?? 0)
         var copied = 0
         var kernelCopy = true
         var buffer: UnsafeMutableRawBufferPointer?
@@ -172,7 +174,9 @@ package enum Syscall {
         while copied < count {
             let chunk = min(count - copied, 1 << 30)
             if kernelCopy {
-                let result = cfs_copy_file_range(source, destination, chunk)
+                let result = offset == nil
+                    ? cfs_copy_file_range(source, nil, destination, chunk)
+                    : cfs_copy_file_range(source, &position, destination, chunk)
                 if result >= 0 {
                     if result == 0 { break }
                     copied += result
@@ -187,8 +191,12 @@ package enum Syscall {
             }
             let block = buffer ?? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             buffer = block
-            let got = try read(source, into: UnsafeMutableRawBufferPointer(rebasing: block[..<min(block.count, count - copied)]), path: path)
+            let target = UnsafeMutableRawBufferPointer(rebasing: block[..<min(block.count, count - copied)])
+            let got = try offset == nil
+                ? read(source, into: target, path: path)
+                : retrying("pread", path) { pread(source, target.baseAddress, target.count, position) }
             if got == 0 { break }
+            position += off_t(got)
             try writeAll(UnsafeRawBufferPointer(rebasing: block[..<got]), to: destination, path: path)
             copied += got
         }
