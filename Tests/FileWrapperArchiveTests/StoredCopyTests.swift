@@ -17,14 +17,6 @@ import TestSupport
         (0..<size).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 7 &+ seed) }
     }
 
-    /// `read` and `pread` calls this thread has made (`syscr` of
-    /// `/proc/thread-self/io`; a `copy_file_range` call counts one).
-    static func readCalls() throws -> Int {
-        let io = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
-        let line = try #require(io.split(separator: "\n").first { $0.hasPrefix("syscr:") })
-        return try #require(Int(line.dropFirst("syscr:".count).trimmingCharacters(in: .whitespaces)))
-    }
-
     @Test func largeFilesAreCopiedWithoutReadingThem() throws {
         let directory = try TemporaryDirectory()
         var tar = TarBuilder()
@@ -38,9 +30,9 @@ import TestSupport
 
         // The unpack reads the archive on this thread; 8 MiB through 64 KiB
         // reads would take over 120 calls.
-        let before = try Self.readCalls()
+        let before = try ThreadIO.readCalls()
         try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("out"))
-        let calls = try Self.readCalls() - before
+        let calls = try ThreadIO.readCalls() - before
         #expect(calls < 40, "\(calls) read calls for 8 MiB of contents")
 
         let tree = try DiskTree(directory.appending("out"))

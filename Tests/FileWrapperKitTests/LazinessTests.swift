@@ -7,15 +7,6 @@ import TestSupport
 /// Opening a package reads no file contents: a 4 GiB file costs nothing
 /// until it is asked for.
 @Suite struct LazinessTests {
-    /// Bytes this thread has read through `read(2)` and friends so far
-    /// (`rchar` in `/proc/thread-self/io`), so that tests running in
-    /// parallel on other threads do not count.
-    static func bytesReadByThisThread() throws -> Int {
-        let text = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("rchar:") })
-        return try #require(Int(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)))
-    }
-
     @Test func openingAPackageWithAMultiGigabyteFileReadsNoneOfIt() throws {
         let directory = try TemporaryDirectory()
         let package = directory.appending("Big.package")
@@ -24,9 +15,9 @@ import TestSupport
         try Disk.write("", to: big)
         #expect(truncate(big.path, 4 << 30) == 0)
 
-        let before = try Self.bytesReadByThisThread()
+        let before = try ThreadIO.bytesRead()
         let wrapper = try FileWrapper(url: package)
-        let read = try Self.bytesReadByThisThread() - before
+        let read = try ThreadIO.bytesRead() - before
 
         let huge = try #require(wrapper.fileWrappers?["Media"]?.fileWrappers?["huge.raw"])
         #expect(!huge.isRegularFileContentsLoaded)
