@@ -162,7 +162,7 @@ final class ArchiveReadHandle {
     var storedContents: (fd: CInt, offset: Int64)? {
         guard let file = source?.file, !entryIsSparse,
               archive_filter_count(archive) == 1, archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE,
-              archive_format(archive) & 0xff0000 == ARCHIVE_FORMAT_TAR  // ARCHIVE_FORMAT_BASE_MASK
+              formatFamily == ARCHIVE_FORMAT_TAR
         else { return nil }
         // What the tar reader has consumed: every header up to this entry's data.
         return (file.fd, file.start + archive_filter_bytes(archive, 0))
@@ -196,8 +196,13 @@ final class ArchiveReadHandle {
     /// Whether the format records owners: tar and cpio do; libarchive
     /// reports 0 for zip and 7z entries whether or not they say.
     var recordsOwners: Bool {
-        let family = archive_format(archive) & 0xff0000  // ARCHIVE_FORMAT_BASE_MASK
-        return family == ARCHIVE_FORMAT_TAR || family == ARCHIVE_FORMAT_CPIO
+        formatFamily == ARCHIVE_FORMAT_TAR || formatFamily == ARCHIVE_FORMAT_CPIO
+    }
+
+    /// The format being read without its variant (`ARCHIVE_FORMAT_TAR` for
+    /// every tar), as `ARCHIVE_FORMAT_BASE_MASK` keeps it.
+    private var formatFamily: CInt {
+        archive_format(archive) & 0xff0000
     }
 
     /// Bytes of the archive itself read so far (before decompression),

@@ -354,11 +354,15 @@ package final class DiskTreeStream: @unchecked Sendable {
     /// checks that it is still that file.
     private func openFile(_ name: String, in directory: CInt, foundAs info: stat, display: @escaping Syscall.Path) throws -> CInt {
         let fd = try Syscall.open(name, in: directory, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, path: display)
-        guard (try? Syscall.status(of: fd, path: display)).map({ FileIdentity($0) == FileIdentity(info) }) == true else {
+        do {
+            guard FileIdentity(try Syscall.status(of: fd, path: display)) == FileIdentity(info) else {
+                throw FileWrapperError(.changedOnDisk, path: display(), detail: "the file changed while it was read")
+            }
+            return fd
+        } catch {
             Syscall.close(fd)
-            throw FileWrapperError(.changedOnDisk, path: display(), detail: "the file changed while it was read")
+            throw error
         }
-        return fd
     }
 
     /// The contents of the open file `fd` of `size` bytes, taking the
