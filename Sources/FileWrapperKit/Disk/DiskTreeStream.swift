@@ -55,7 +55,7 @@ package final class DiskFileContents: @unchecked Sendable {
     /// held, or a block for an open file.
     fileprivate var footprint: Int { buffer == nil ? DiskTreeStream.blockSize : size }
 
-    /// Passes the contents to `body` in blocks of at most 1 MiB; throws if
+    /// Passes the contents to `body` in blocks of at most 256 KiB; throws if
     /// the file no longer has the size the walk found.
     package func forEachBlock(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         if let buffer {
@@ -91,9 +91,9 @@ package final class DiskFileContents: @unchecked Sendable {
 /// two canonically equivalent names in one directory, device nodes, FIFOs
 /// and sockets, and a file that changed between the walk and its reading.
 package final class DiskTreeStream: @unchecked Sendable {
-    package static let blockSize = 1 << 20
+    package static let blockSize = 256 << 10
     static let readAheadLimit = 256 << 10
-    static let readAheadBudget = 2 << 20
+    static let readAheadBudget = 1 << 20
     static let maximumQueued = 4096
     /// Entries queued before the waiting caller is woken, unless the walk
     /// turns to a directory's listing or must wait itself first: a wake for
