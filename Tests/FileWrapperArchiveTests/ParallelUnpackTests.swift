@@ -22,19 +22,19 @@ import TestSupport
     /// larger ones its own thread writes.
     static let workerFileLimit = 1 << 17
 
-    /// `count` files in folders of 50, each with bytes, a mode and a time of
+    /// `count` files in folders of `perFolder`, each with bytes, a mode and a time of
     /// its own: 0 to 12 KiB, and three files of one byte less than
     /// ``workerFileLimit``, exactly it and one byte more; after every 7th
     /// file, a hard link to it. Returns the archive, the files by path, and
     /// the links with their targets.
-    static func manyFiles(_ count: Int) -> (tar: TarBuilder, files: [String: Expected], links: [String: String]) {
+    static func manyFiles(_ count: Int, perFolder: Int = 50) -> (tar: TarBuilder, files: [String: Expected], links: [String: String]) {
         var tar = TarBuilder()
         var files: [String: Expected] = [:]
         var links: [String: String] = [:]
         let modes = [0o644, 0o600, 0o755, 0o444, 0o4755]
         let nearLimit = [100: workerFileLimit - 1, 101: workerFileLimit, 102: workerFileLimit + 1]
         for index in 0..<count {
-            let folder = "folder-\(index / 50)"
+            let folder = "folder-\(index / perFolder)"
             let path = "\(folder)/file-\(index)"
             let size = nearLimit[index] ?? (index * 7919) % 12289
             let contents = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index &* 131) }
@@ -71,9 +71,12 @@ import TestSupport
         #expect(unlinked.isEmpty, "not hard links: \(unlinked.prefix(10))")
     }
 
-    @Test func thousandsOfFilesKeepTheirBytesModesTimesAndLinks() throws {
+    /// In folders of 50, each folder's files go to one worker; in one folder
+    /// of 3,000, the workers take turns at runs of its files.
+    @Test(arguments: [50, 3000])
+    func thousandsOfFilesKeepTheirBytesModesTimesAndLinks(perFolder: Int) throws {
         let directory = try TemporaryDirectory()
-        let (tar, files, links) = Self.manyFiles(3000)
+        let (tar, files, links) = Self.manyFiles(3000, perFolder: perFolder)
         let archive = directory.appending("many.tar")
         try tar.archive.write(to: archive)
 

@@ -33,13 +33,20 @@ struct NewFile: Sendable {
 /// core (creating files is nearly all of the time of unpacking many small
 /// ones).
 ///
+/// Each worker has a lane of its own, and ``LaneChoice`` sends the files of
+/// one directory to one lane. Two threads creating files in one
+/// directory take turns on its lock: on 20,000 small files in 500 folders,
+/// workers taking files in turn spent 8 % of the unpack's CPU time spinning
+/// on it.
+///
 /// The unpack's thread asks for ``space(for:)``, reads a file's bytes into
 /// it and ``submit(_:contents:)``s the file. The space comes from one buffer
 /// of ``capacity`` bytes, allocated once: files take it in the order they
 /// are submitted and give it back in that order, so memory stays flat
 /// whatever the files (an allocation a file, freed among the tree's lasting
 /// ones, left the heap growing). At most ``maxFiles`` files are in flight.
-/// Workers take files in order; after the first failure they take no more.
+/// Workers take their lane's files in order; after the first failure they
+/// take no more.
 /// The threads start with the first file and end in ``finish()`` or
 /// ``stop(after:)``, one of which must be called.
 final class FileWorkers: @unchecked Sendable {
@@ -61,6 +68,7 @@ final class FileWorkers: @unchecked Sendable {
     private struct Slot {
         var file: NewFile
         var sequence: Int
+        var lane: Int
         var start: Int
         var count: Int
         var isMade = false
@@ -74,24 +82,30 @@ final class FileWorkers: @unchecked Sendable {
 
     /// Guards the condition variables and everything after them.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    /// Signalled when a file is queued or the workers must stop.
-    private let fileQueued = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Signalled, one a lane, when files are queued for its worker or the
+    /// workers must stop.
+    private let fileQueued: UnsafeMutablePointer<pthread_cond_t>
     /// Signalled when half of ``maxFiles`` and room for a file of
     /// ``largeFile`` bytes are free, when all is made, and on a failure.
     private let roomMade = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// A ring of `maxFiles` slots: `inFlight` files from `oldest` on, the
-    /// last `queuedCount` of them not taken yet.
+    /// A ring of `maxFiles` slots: `inFlight` files from `oldest` on,
+    /// numbered from `oldestSequence`.
     private var slots = [Slot?](repeating: nil, count: maxFiles)
     private var oldest = 0
+    private var oldestSequence = 0
     private var inFlight = 0
-    private var queuedCount = 0
+    /// Each lane's files queued and not taken yet, whether its worker
+    /// sleeps, and the sequence number from which it looks for its next file.
+    private var queued: [Int]
+    private var isIdle: [Bool]
+    private var cursors: [Int]
+    private var laneChoice = LaneChoice()
     /// Where in `storage` the next file's bytes go, and where the oldest
     /// file's begin; both 0 when nothing is in flight.
     private var head = 0
     private var tail = 0
     /// Bytes of the files in flight.
     private var bytesHeld = 0
-    private var idleWorkers = 0
     private var nextSequence = 0
     private var stopping = false
     /// The failure of the earliest file that failed.
@@ -105,14 +119,18 @@ final class FileWorkers: @unchecked Sendable {
         workerCount = max(1, count)
         self.archive = archive
         self.destination = destination
+        queued = Array(repeating: 0, count: workerCount)
+        isIdle = Array(repeating: false, count: workerCount)
+        cursors = Array(repeating: 0, count: workerCount)
+        fileQueued = .allocate(capacity: workerCount)
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(fileQueued, nil)
+        for lane in 0..<workerCount { pthread_cond_init(fileQueued + lane, nil) }
         pthread_cond_init(roomMade, nil)
     }
 
     deinit {
         pthread_cond_destroy(roomMade)
-        pthread_cond_destroy(fileQueued)
+        for lane in 0..<workerCount { pthread_cond_destroy(fileQueued + lane) }
         pthread_mutex_destroy(mutex)
         roomMade.deallocate()
         fileQueued.deallocate()
@@ -143,14 +161,15 @@ final class FileWorkers: @unchecked Sendable {
     func submit(_ file: NewFile, contents: UnsafeRawBufferPointer) {
         let start = contents.baseAddress! - UnsafeRawPointer(storage.baseAddress!)
         locked {
+            let lane = laneChoice.lane(for: ObjectIdentifier(file.directory), queued: queued)
             if inFlight == 0 { tail = start }
-            slots[(oldest + inFlight) % Self.maxFiles] = Slot(file: file, sequence: nextSequence, start: start, count: contents.count)
+            slots[(oldest + inFlight) % Self.maxFiles] = Slot(file: file, sequence: nextSequence, lane: lane, start: start, count: contents.count)
             inFlight += 1
-            queuedCount += 1
+            queued[lane] += 1
             nextSequence += 1
             bytesHeld += contents.count
             head = start + contents.count
-            if idleWorkers > 0, queuedCount >= Self.wakeBatch { pthread_cond_signal(fileQueued) }
+            if isIdle[lane], queued[lane] >= Self.wakeBatch { pthread_cond_signal(fileQueued + lane) }
         }
     }
 
@@ -197,18 +216,25 @@ final class FileWorkers: @unchecked Sendable {
     private func end() {
         locked {
             stopping = true
-            pthread_cond_broadcast(fileQueued)
+            wakeAll()
         }
         for thread in threads { pthread_join(thread, nil) }
         threads.removeAll()
         for index in slots.indices { slots[index] = nil }
         inFlight = 0
-        queuedCount = 0
+        for lane in queued.indices { queued[lane] = 0 }
     }
 
-    /// Wakes the sleeping workers when files are queued; under the lock.
+    /// Wakes the sleeping workers that have files queued; under the lock.
     private func wakeForQueued() {
-        if queuedCount > 0, idleWorkers > 0 { pthread_cond_broadcast(fileQueued) }
+        for lane in queued.indices where queued[lane] > 0 && isIdle[lane] {
+            pthread_cond_signal(fileQueued + lane)
+        }
+    }
+
+    /// Wakes every worker, to stop; under the lock.
+    private func wakeAll() {
+        for lane in 0..<workerCount { pthread_cond_signal(fileQueued + lane) }
     }
 
     /// Where `count` bytes fit in one piece after the newest file's: after
@@ -222,27 +248,39 @@ final class FileWorkers: @unchecked Sendable {
         return tail >= count ? 0 : nil
     }
 
+    /// What a worker's thread starts with.
+    private final class Start {
+        let workers: FileWorkers
+        let lane: Int
+
+        init(_ workers: FileWorkers, lane: Int) {
+            self.workers = workers
+            self.lane = lane
+        }
+    }
+
     private func start() throws {
-        for _ in 0..<workerCount {
-            let context = Unmanaged.passRetained(self).toOpaque()
+        for lane in 0..<workerCount {
+            let context = Unmanaged.passRetained(Start(self, lane: lane)).toOpaque()
             var thread = pthread_t()
             let status = pthread_create(&thread, nil, { context in
-                Unmanaged<FileWorkers>.fromOpaque(context!).takeRetainedValue().work()
+                let start = Unmanaged<Start>.fromOpaque(context!).takeRetainedValue()
+                start.workers.work(lane: start.lane)
                 return nil
             }, context)
             guard status == 0 else {
-                Unmanaged<FileWorkers>.fromOpaque(context).release()
+                Unmanaged<Start>.fromOpaque(context).release()
                 throw ArchiveError(.io, archive: archive, message: "cannot start a thread: pthread_create failed: \(String(cString: strerror(status)))")
             }
             threads.append(thread)
         }
     }
 
-    /// A worker's loop: makes the next queued file until told to stop or
-    /// until a file fails.
-    private func work() {
+    /// A worker's loop: makes the next file queued in its lane until told
+    /// to stop or until a file fails.
+    private func work(lane: Int) {
         var made: (slot: Int, error: ArchiveError?)?
-        while let (slot, file, contents) = take(after: made) {
+        while let (slot, file, contents) = take(in: lane, after: made) {
             do throws(FileWrapperError) {
                 try make(file, contents: contents)
                 made = (slot, nil)
@@ -254,20 +292,28 @@ final class FileWorkers: @unchecked Sendable {
 
     /// Counts the file just `made` out (keeping the earliest failure, giving
     /// back space, and waking the unpack's thread when it may go on), then
-    /// takes the next file to make; nil once stopping or after a failure.
-    private func take(after made: (slot: Int, error: ArchiveError?)?) -> (Int, NewFile, UnsafeRawBufferPointer)? {
+    /// takes the next file of `lane` to make; nil once stopping or after a
+    /// failure.
+    private func take(in lane: Int, after made: (slot: Int, error: ArchiveError?)?) -> (Int, NewFile, UnsafeRawBufferPointer)? {
         locked {
             if let made { markMade(made.slot, error: made.error) }
-            while queuedCount == 0, !stopping, failure == nil {
-                idleWorkers += 1
-                pthread_cond_wait(fileQueued, mutex)
-                idleWorkers -= 1
+            while queued[lane] == 0, !stopping, failure == nil {
+                isIdle[lane] = true
+                pthread_cond_wait(fileQueued + lane, mutex)
+                isIdle[lane] = false
             }
             guard !stopping, failure == nil else { return nil }
-            let index = (oldest + inFlight - queuedCount) % Self.maxFiles
-            queuedCount -= 1
-            let slot = slots[index]!
-            return (index, slot.file, UnsafeRawBufferPointer(rebasing: storage[slot.start..<(slot.start + slot.count)]))
+            // The files before the cursor are made, or another lane's.
+            var sequence = max(cursors[lane], oldestSequence)
+            while true {
+                let index = (oldest + sequence - oldestSequence) % Self.maxFiles
+                let slot = slots[index]!
+                sequence += 1
+                guard slot.lane == lane else { continue }
+                cursors[lane] = sequence
+                queued[lane] -= 1
+                return (index, slot.file, UnsafeRawBufferPointer(rebasing: storage[slot.start..<(slot.start + slot.count)]))
+            }
         }
     }
 
@@ -279,12 +325,13 @@ final class FileWorkers: @unchecked Sendable {
         if let error, failure.map({ sequence < $0.sequence }) ?? true {
             failure = (sequence, error)
             failed.store(true, ordering: .relaxed)
-            pthread_cond_broadcast(fileQueued)
+            wakeAll()
         }
         while inFlight > 0, let slot = slots[oldest], slot.isMade {
             bytesHeld -= slot.count
             slots[oldest] = nil
             oldest = (oldest + 1) % Self.maxFiles
+            oldestSequence += 1
             inFlight -= 1
         }
         if inFlight == 0 {
@@ -311,5 +358,32 @@ final class FileWorkers: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
+    }
+}
+
+/// Which worker makes each file: the files of one directory go to one lane,
+/// up to ``runLength`` in a row, and the next directory's to the lane with
+/// the fewest files waiting, another than the last on a tie.
+struct LaneChoice {
+    /// Files of one directory given to one lane in a row, before the next
+    /// ones may go to another: a large directory is still made on every core.
+    static let runLength = 64
+
+    private var lane = 0
+    private var directory: ObjectIdentifier?
+    private var run = 0
+
+    /// The lane of the next file, in `directory`, when `queued` files wait
+    /// in each lane.
+    mutating func lane(for directory: ObjectIdentifier, queued: [Int]) -> Int {
+        if directory != self.directory || run == Self.runLength {
+            var best = (lane + 1) % queued.count
+            for candidate in queued.indices where queued[candidate] < queued[best] { best = candidate }
+            lane = best
+            self.directory = directory
+            run = 0
+        }
+        run += 1
+        return lane
     }
 }
