@@ -88,11 +88,9 @@ final class FileWorkers: @unchecked Sendable {
     /// Signalled when half of ``maxFiles`` and room for a file of
     /// ``largeFile`` bytes are free, when all is made, and on a failure.
     private let roomMade = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// A ring of `maxFiles` slots: `inFlight` files from `oldest` on,
-    /// numbered from `oldestSequence`.
+    /// A ring of `maxFiles` slots: `inFlight` files from `oldest` on.
     private var slots = [Slot?](repeating: nil, count: maxFiles)
     private var oldest = 0
-    private var oldestSequence = 0
     private var inFlight = 0
     /// Each lane's files queued and not taken yet, whether its worker
     /// sleeps, and the sequence number from which it looks for its next file.
@@ -107,6 +105,9 @@ final class FileWorkers: @unchecked Sendable {
     /// Bytes of the files in flight.
     private var bytesHeld = 0
     private var nextSequence = 0
+    /// The sequence number of the file in `oldest`: files in flight are
+    /// numbered one after the other.
+    private var oldestSequence: Int { nextSequence - inFlight }
     private var stopping = false
     /// The failure of the earliest file that failed.
     private var failure: (sequence: Int, error: ArchiveError)?
@@ -331,7 +332,6 @@ final class FileWorkers: @unchecked Sendable {
             bytesHeld -= slot.count
             slots[oldest] = nil
             oldest = (oldest + 1) % Self.maxFiles
-            oldestSequence += 1
             inFlight -= 1
         }
         if inFlight == 0 {
