@@ -1,3 +1,4 @@
+import FileWrapperKit
 import Foundation
 import Glibc
 
@@ -14,16 +15,6 @@ final class DeflateWorkers: @unchecked Sendable {
     private var stopping = false
     private var threads: [pthread_t] = []
 
-    /// What a thread starts with: the workers and its own stream.
-    private final class Start {
-        let workers: DeflateWorkers
-        let deflater: RawDeflater?
-        init(_ workers: DeflateWorkers, _ deflater: RawDeflater?) {
-            self.workers = workers
-            self.deflater = deflater
-        }
-    }
-
     /// Starts `count` threads deflating at `level`, or only checksumming
     /// when `level` is nil. Throws when a stream or a thread cannot be had.
     init(count: Int, level: Int?, archive: String) throws {
@@ -36,19 +27,12 @@ final class DeflateWorkers: @unchecked Sendable {
                 }
                 deflater = made
             }
-            let start = Unmanaged.passRetained(Start(self, deflater)).toOpaque()
-            var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { start in
-                let start = Unmanaged<Start>.fromOpaque(start!).takeRetainedValue()
-                start.workers.work(with: start.deflater)
-                return nil
-            }, start)
-            guard status == 0 else {
-                Unmanaged<Start>.fromOpaque(start).release()
+            do throws(ThreadStarter.Failure) {
+                threads.append(try ThreadStarter.start { self.work(with: deflater) })
+            } catch {
                 stop()
-                throw ArchiveError(.libarchive, archive: archive, message: "could not start a compression thread: \(String(cString: strerror(status)))")
+                throw ArchiveError(.libarchive, archive: archive, message: "could not start a compression thread: \(error)")
             }
-            threads.append(thread)
         }
     }
 

@@ -249,31 +249,13 @@ final class FileWorkers: @unchecked Sendable {
         return tail >= count ? 0 : nil
     }
 
-    /// What a worker's thread starts with.
-    private final class Start {
-        let workers: FileWorkers
-        let lane: Int
-
-        init(_ workers: FileWorkers, lane: Int) {
-            self.workers = workers
-            self.lane = lane
-        }
-    }
-
     private func start() throws {
         for lane in 0..<workerCount {
-            let context = Unmanaged.passRetained(Start(self, lane: lane)).toOpaque()
-            var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { context in
-                let start = Unmanaged<Start>.fromOpaque(context!).takeRetainedValue()
-                start.workers.work(lane: start.lane)
-                return nil
-            }, context)
-            guard status == 0 else {
-                Unmanaged<Start>.fromOpaque(context).release()
-                throw ArchiveError(.io, archive: archive, message: "cannot start a thread: pthread_create failed: \(String(cString: strerror(status)))")
+            do throws(ThreadStarter.Failure) {
+                threads.append(try ThreadStarter.start { self.work(lane: lane) })
+            } catch {
+                throw ArchiveError(.io, archive: archive, message: "cannot start a thread: pthread_create failed: \(error)")
             }
-            threads.append(thread)
         }
     }
 
