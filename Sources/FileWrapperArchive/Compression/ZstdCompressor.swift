@@ -23,6 +23,8 @@ final class ZstdCompressor {
 
     static let defaultLevel = 3
     static let jobSize = 640 << 10
+    /// The most input one call takes: zstd's recommended input size.
+    static let pieceSize = ZSTD_CStreamInSize()
 
     init(level: Int?, name: String, output: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
         guard let context = ZSTD_createCCtx() else {
@@ -49,10 +51,21 @@ final class ZstdCompressor {
     }
 
     /// Compresses `bytes`; what zstd has finished goes to the output.
+    ///
+    /// zstd takes at most ``pieceSize`` bytes a call: each call passes on
+    /// at most one output buffer, so finished jobs are passed on as fast as
+    /// input comes. Given 256 KiB a call, zstd held finished jobs' output
+    /// buffers (640 KiB each) until their turn: 11.1 MiB at its peak
+    /// packing w3, against 7.9 MiB.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var input = ZSTD_inBuffer(src: bytes.baseAddress, size: bytes.count, pos: 0)
-        while input.pos < input.size {
-            try step(&input, ZSTD_e_continue)
+        var offset = 0
+        while offset < bytes.count {
+            let count = min(bytes.count - offset, Self.pieceSize)
+            var input = ZSTD_inBuffer(src: bytes.baseAddress! + offset, size: count, pos: 0)
+            while input.pos < input.size {
+                try step(&input, ZSTD_e_continue)
+            }
+            offset += count
         }
     }
 

@@ -6,6 +6,11 @@ import Glibc
 /// One libarchive write handle (`archive_write_new`), configured for a
 /// format other than zip (``ZipWriter`` writes those) and opened on a
 /// callback; freed with the object. Every call runs under ``ArchiveLocale``.
+///
+/// A pax tar is ours (``TarWriter``): for one compressed with a filter
+/// other than zstd, this handle only compresses it, its format libarchive's
+/// raw one, whose one entry's data passes through the filter unchanged
+/// (``writeRaw(_:)``).
 final class ArchiveWriteHandle: ArchiveEntryWriter {
     private let archive: OpaquePointer
     /// The archive's name for errors.
@@ -45,8 +50,7 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
         case .zip:
             preconditionFailure("zip is written by ZipWriter")
         case .pax:
-            try check(archive_write_set_format_pax(archive))
-            try setFormatOption("pax", "hdrcharset", "UTF-8")
+            try check(archive_write_set_format_raw(archive))
         case .ustar:
             try check(archive_write_set_format_ustar(archive))
         case .gnutar:
@@ -104,6 +108,11 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
                     }
                 },
                 nil, nil))
+            if options.format.container == .pax {
+                archive_entry_clear(entry)
+                archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG))
+                try check(archive_write_header(archive, entry))
+            }
         }
     }
 
@@ -133,6 +142,15 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
     }
 
     func writeData(_ bytes: UnsafeRawBufferPointer, entry path: String) throws {
+        try write(bytes, entry: path)
+    }
+
+    /// Compresses bytes of the tar that ``TarWriter`` writes (the raw format).
+    func writeRaw(_ bytes: UnsafeRawBufferPointer) throws {
+        try write(bytes, entry: nil)
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer, entry path: String?) throws {
         guard bytes.count > 0 else { return }
         try ArchiveLocale.withUTF8 {
             var offset = 0

@@ -15,8 +15,8 @@ struct ArchiveEntryHeader {
 }
 
 /// What turns entries into an archive's bytes, passed to a sink in order:
-/// ``ZipWriter`` for zip, libarchive's writer (``ArchiveWriteHandle``) for
-/// every other format.
+/// ``ZipWriter`` for zip, ``TarWriter`` for pax tar, libarchive's writer
+/// (``ArchiveWriteHandle``) for every other format.
 protocol ArchiveEntryWriter: AnyObject {
     /// Starts an entry; a regular file's `header.size` bytes follow. `stored`
     /// asks a zip to keep this entry uncompressed and without an extra field
@@ -33,11 +33,22 @@ extension ArchiveWriteOptions {
     func makeEntryWriter(
         name: String, sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws -> any ArchiveEntryWriter {
-        if format.container == .zip {
+        switch (format.container, format.compression) {
+        case (.zip, _):
             return try ZipWriter(options: self, name: name, sink: sink)
+        case (.pax, .none):
+            return TarWriter(alignsLargeFiles: true, sink: sink, finish: {})
+        case (.pax, .zstd):
+            let compressor = try ZstdCompressor(level: compressionLevel, name: name, output: sink)
+            return TarWriter(alignsLargeFiles: false, sink: compressor.write, finish: compressor.finish)
+        case (.pax, _):
+            let filter = try ArchiveWriteHandle(options: self, name: name)
+            try filter.open(sink: sink)
+            return TarWriter(alignsLargeFiles: false, sink: filter.writeRaw, finish: filter.close)
+        default:
+            let handle = try ArchiveWriteHandle(options: self, name: name)
+            try handle.open(sink: sink)
+            return handle
         }
-        let handle = try ArchiveWriteHandle(options: self, name: name)
-        try handle.open(sink: sink)
-        return handle
     }
 }

@@ -39,7 +39,6 @@ final class ZipWriter: ArchiveEntryWriter {
     static let maxWorkers = 8
 
     private let archive: String
-    private let sink: (UnsafeRawBufferPointer) throws -> Void
     /// The deflate level; nil when every entry is stored.
     private let level: Int?
     private let workers: DeflateWorkers
@@ -89,12 +88,8 @@ final class ZipWriter: ArchiveEntryWriter {
     /// A level-1 stream for ``storesBetter(_:)``, made on first use.
     private var sampler: RawDeflater?
 
-    /// Bytes gathered before they go to the sink, so that small entries
-    /// do not cost a write each.
-    private let staging: UnsafeMutableRawBufferPointer
-    private var staged = 0
-    /// Bytes written so far, staged ones included: where the next byte goes.
-    private var position: UInt64 = 0
+    /// Where the archive's bytes go.
+    private let output: StagedSink
     private var centralDirectory = CentralDirectory()
 
     /// A writer for `options`, passing the archive's bytes to `sink`, with
@@ -111,18 +106,16 @@ final class ZipWriter: ArchiveEntryWriter {
         // Level 0 deflates nothing: it stores.
         self.level = options.zipMethod == .store || level == 0 ? nil : level
         archive = name
-        self.sink = sink
+        output = StagedSink(sink)
         let count = min(max(1, workers), Self.maxWorkers)
         maxJobs = 2 * count + 2
         self.workers = try DeflateWorkers(count: count, level: self.level, archive: name)
         tail = .allocate(byteCount: Self.window, alignment: 64)
-        staging = .allocate(byteCount: 128 << 10, alignment: 64)
     }
 
     deinit {
         workers.stop()
         tail.deallocate()
-        staging.deallocate()
     }
 
     func writeHeader(_ header: ArchiveEntryHeader, stored: Bool) throws {
@@ -180,13 +173,13 @@ final class ZipWriter: ArchiveEntryWriter {
             try emit(inFlight.removeFirst())
         }
         workers.stop()
-        let directoryOffset = position
+        let directoryOffset = output.position
         for block in centralDirectory.blocks {
-            try block.withUnsafeBytes { try write($0, entry: nil) }
+            try block.withUnsafeBytes { try output.write($0, entry: nil) }
         }
         let end = ZipEntry.endRecords(count: centralDirectory.count, offset: directoryOffset, size: centralDirectory.size)
-        try end.withUnsafeBytes { try write($0, entry: nil) }
-        try flush(entry: nil)
+        try end.withUnsafeBytes { try output.write($0, entry: nil) }
+        try output.flush(entry: nil)
     }
 
     // MARK: - Jobs
@@ -323,52 +316,21 @@ final class ZipWriter: ArchiveEntryWriter {
                     entry.checksum = piece.checksum
                     entry.compressedSize = UInt64(data.count)
                 }
-                entry.offset = position
-                try entry.localHeader.withUnsafeBytes { try write($0, entry: entry.path) }
+                entry.offset = output.position
+                try entry.localHeader.withUnsafeBytes { try output.write($0, entry: entry.path) }
             }
             if entry.hasDescriptor {
                 entry.checksum = part.first ? piece.checksum : UInt32(crc32_combine(UInt(entry.checksum), UInt(piece.checksum), off_t(piece.input.count)))
                 entry.compressedSize += UInt64(data.count)
             }
-            try write(data, entry: entry.path)
+            try output.write(data, entry: entry.path)
             if part.last {
-                if entry.hasDescriptor { try entry.descriptor.withUnsafeBytes { try write($0, entry: entry.path) } }
+                if entry.hasDescriptor { try entry.descriptor.withUnsafeBytes { try output.write($0, entry: entry.path) } }
                 centralDirectory.append(entry.centralRecord)
             }
         }
         job.reset()
         spareJobs.append(job)
-    }
-
-    /// Passes `bytes` on through the staging buffer; `entry` names what
-    /// they belong to if the sink fails.
-    private func write(_ bytes: UnsafeRawBufferPointer, entry: String?) throws {
-        if staged + bytes.count > staging.count { try flush(entry: entry) }
-        if bytes.count >= staging.count {
-            try pass(bytes, entry: entry)
-        } else if bytes.count > 0 {
-            (staging.baseAddress! + staged).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-            staged += bytes.count
-        }
-        position += UInt64(bytes.count)
-    }
-
-    private func flush(entry: String?) throws {
-        guard staged > 0 else { return }
-        let count = staged
-        staged = 0
-        try pass(UnsafeRawBufferPointer(rebasing: staging[..<count]), entry: entry)
-    }
-
-    /// The sink, with an archive error naming the entry.
-    private func pass(_ bytes: UnsafeRawBufferPointer, entry: String?) throws {
-        do {
-            try sink(bytes)
-        } catch let error as ArchiveError where error.entry == nil {
-            var named = error
-            named.entry = entry
-            throw named
-        }
     }
 }
 
