@@ -67,6 +67,19 @@ import Testing
         #expect(read.fileWrappers?["Entries"]?.fileWrappers?.keys.contains("Caf\u{E9}.md") == true)
     }
 
+    /// A symlink's target is bytes, as Linux has it. One that is not UTF-8
+    /// came back empty from ustar, GNU tar, cpio and pax, and packing it as
+    /// 7z crashed: libarchive was given it as UTF-8 and dropped it.
+    @Test(arguments: ArchiveFormat.allWritable)
+    func aSymlinkTargetThatIsNotUTF8Survives(format: ArchiveFormat) throws {
+        let target: [UInt8] = Array("t".utf8) + [0xFF, 0xFE] + Array(".txt".utf8)
+        let link = FileWrapper(symbolicLinkWithDestinationBytes: target)
+        link.preferredFilename = "odd"
+        let data = try ArchiveWriter.data(for: FileWrapper(directoryWithFileWrappers: ["odd": link]), options: ArchiveWriteOptions(format: format))
+        let read = try ArchiveReader.fileWrapper(from: data, name: "test.\(format.fileExtension)")
+        #expect(read.fileWrappers?["odd"]?.symbolicLinkDestinationBytes == target)
+    }
+
     @Test func theFormatComesFromTheBytesNotTheName() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fwk-archive-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -151,23 +151,6 @@ import TestSupport
         #expect(String(decoding: blocks[0..<8], as: UTF8.self) == "file.txt")
     }
 
-    /// A symlink's target is bytes; one that is not UTF-8 is marked so
-    /// (`hdrcharset=BINARY`) and comes back as it was.
-    @Test func aSymlinkTargetThatIsNotUTF8ComesBack() throws {
-        let directory = try TemporaryDirectory()
-        let source = directory.appending("source")
-        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
-        let target: [UInt8] = Array("t".utf8) + [0xFF, 0xFE] + Array(".txt".utf8)
-        #expect(symlink(target.map { CChar(bitPattern: $0) } + [0], source.appendingPathComponent("odd").path) == 0)
-        let archive = directory.appending("out.tar")
-        try ArchiveWriter.write(contentsOf: source, to: archive, options: ArchiveWriteOptions(format: .tar))
-
-        try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("out"))
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = readlink(directory.appending("out/odd").path, &buffer, buffer.count)
-        #expect(buffer[..<max(0, count)].map { UInt8(bitPattern: $0) } == target)
-    }
-
     /// Times before 1970, with and without a fraction, come back through
     /// our reader (as through bsdtar; see ``TarHeader/paxTime(_:)``).
     @Test func timesBefore1970ComeBack() throws {

@@ -133,8 +133,10 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
             archive_entry_set_uid(entry, la_int64_t(header.owner?.userID ?? 0))
             archive_entry_set_gid(entry, la_int64_t(header.owner?.groupID ?? 0))
             if let target = header.linkTarget {
+                // As bytes: given as UTF-8, a target that is not UTF-8 was
+                // dropped, and the 7z writer crashed on the missing target.
                 (target + [0]).withUnsafeBufferPointer {
-                    $0.withMemoryRebound(to: CChar.self) { archive_entry_set_symlink_utf8(entry, $0.baseAddress) }
+                    $0.withMemoryRebound(to: CChar.self) { archive_entry_copy_symlink(entry, $0.baseAddress) }
                 }
             }
             try check(archive_write_header(archive, entry), entry: header.path)
