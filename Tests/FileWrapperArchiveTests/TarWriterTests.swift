@@ -105,8 +105,8 @@ import TestSupport
     @Test(arguments: [0, 1, 400, 490, 500, 1000])
     func theDataOfAnAlignedMemberStartsOnTheBoundary(pathLength: Int) throws {
         let path = pathLength == 0 ? "file" : String(repeating: "é", count: pathLength / 2)
+        let header = Self.header(path: path, size: 1 << 20)
         for offset in stride(from: 0, to: 2 * TarWriter.alignment, by: TarHeader.blockSize) {
-            let header = Self.header(path: path, size: 1 << 20)
             let blocks = TarHeader.blocks(for: header, at: UInt64(offset), aligningTo: TarWriter.alignment)
             #expect(blocks.count % TarHeader.blockSize == 0)
             #expect((offset + blocks.count) % TarWriter.alignment == 0, "at \(offset)")

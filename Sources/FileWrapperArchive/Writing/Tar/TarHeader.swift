@@ -11,9 +11,9 @@ enum TarHeader {
     /// The header blocks of `header` for a member starting `offset` bytes
     /// into the archive (a multiple of ``blockSize``).
     ///
-    /// With `alignment` (a multiple of ``blockSize``), the extended header
-    /// gets a `comment` record long enough that the member's data starts at
-    /// a multiple of it: a reader that copies data straight from the
+    /// With `alignment` (a multiple of ``blockSize``; for a regular file),
+    /// the extended header gets a `comment` record long enough that the
+    /// member's data starts at a multiple of it: a reader that copies data straight from the
     /// archive file then copies whole pages. Readers ignore comments.
     static func blocks(for header: ArchiveEntryHeader, at offset: UInt64, aligningTo alignment: Int? = nil) -> [UInt8] {
         var path = Array(header.path.utf8)
@@ -37,7 +37,7 @@ enum TarHeader {
             records += record("mtime", Array(paxTime(header.modified).utf8))
         }
 
-        if let alignment, header.kind == .regularFile {
+        if let alignment {
             records += padding(after: records, at: offset, alignment: alignment)
         }
         var blocks: [UInt8] = []
