@@ -1,6 +1,6 @@
 import CZlib
 
-/// A unit of work for ``DeflateWorkers``: an input buffer holding one or more
+/// A zip's unit of work for ``CompressionWorkers``: an input buffer holding one or more
 /// pieces, each checksummed (CRC-32) and, as asked, deflated into the output
 /// buffer. The buffers are allocated once and the job reused, so memory is
 /// bounded by the number of jobs in flight.
@@ -11,11 +11,7 @@ import CZlib
 /// its end), so that the chunks' outputs, concatenated in order, make one
 /// deflate stream, as pigz does. What a job produces depends only on its
 /// input, never on which worker ran it or when.
-///
-/// Ownership passes with the job: the writer fills it and hands it to
-/// ``DeflateWorkers/submit(_:)``; a worker alone touches it until it is
-/// marked done under the workers' lock; then the writer reads the results.
-final class DeflateJob: @unchecked Sendable {
+final class DeflateJob: CompressionJob, @unchecked Sendable {
     enum Work {
         /// The CRC-32 only: the piece is stored.
         case checksum
@@ -62,7 +58,8 @@ final class DeflateJob: @unchecked Sendable {
         failure = nil
     }
 
-    /// Runs every piece; `deflater` is nil when no piece deflates.
+    /// Runs every piece; `deflater` is nil when no piece deflates (the
+    /// writer's workers then have none).
     func run(with deflater: RawDeflater?) {
         var used = 0
         for index in pieces.indices {

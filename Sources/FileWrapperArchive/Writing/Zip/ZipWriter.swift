@@ -5,7 +5,7 @@ import Foundation
 /// sink in order and are never sought back to, and memory is a few
 /// fixed-size jobs whatever the files' sizes.
 ///
-/// Entries are gathered into ``DeflateJob``s that ``DeflateWorkers`` run:
+/// Entries are gathered into ``DeflateJob``s that ``CompressionWorkers`` run:
 /// - Small entries (a file of at most one chunk, a directory, a symlink,
 ///   whose target is its data) are batched, many to a job, each deflated on
 ///   its own. Their headers are written once the job is done, so they carry
@@ -41,7 +41,7 @@ final class ZipWriter: ArchiveEntryWriter {
     private let archive: String
     /// The deflate level; nil when every entry is stored.
     private let level: Int?
-    private let workers: DeflateWorkers
+    private let workers: CompressionWorkers<DeflateJob>
     /// How many jobs may exist: two a worker and two more, enough to keep
     /// every worker busy while one job is filled and another written
     /// (about 1.7 MiB of buffers with two workers).
@@ -104,12 +104,19 @@ final class ZipWriter: ArchiveEntryWriter {
             throw ArchiveError(.libarchive, archive: name, message: "a zip's compression level is 0 to 9, not \(level)")
         }
         // Level 0 deflates nothing: it stores.
-        self.level = options.zipMethod == .store || level == 0 ? nil : level
+        let deflateLevel = options.zipMethod == .store || level == 0 ? nil : level
+        self.level = deflateLevel
         archive = name
         output = StagedSink(sink)
         let count = min(max(1, workers), Self.maxWorkers)
         maxJobs = 2 * count + 2
-        self.workers = try DeflateWorkers(count: count, level: self.level, archive: name)
+        self.workers = try CompressionWorkers(count: count, archive: name) { () throws(ArchiveError) -> RawDeflater? in
+            guard let deflateLevel else { return nil }
+            guard let deflater = RawDeflater(level: deflateLevel) else {
+                throw ArchiveError(.libarchive, archive: name, message: "zlib could not allocate a compressor")
+            }
+            return deflater
+        }
         tail = .allocate(byteCount: Self.window, alignment: 64)
     }
 

@@ -2,33 +2,46 @@ import FileWrapperKit
 import Foundation
 import Glibc
 
-/// Threads that run ``DeflateJob``s, one per core, each with a deflate
-/// stream of its own. Jobs are taken in the order submitted and finish in
-/// any order; the writer waits for the one it needs next.
+/// A unit of work for ``CompressionWorkers``, run with the compressor of the
+/// thread that takes it.
+///
+/// Ownership passes with the job: the writer fills it and hands it to
+/// ``CompressionWorkers/submit(_:)``; a worker alone touches it until it is
+/// marked done under the workers' lock; then the writer reads the results.
+protocol CompressionJob: AnyObject {
+    /// What each thread keeps for its jobs (a compression stream).
+    associatedtype Compressor
+    /// Set under the workers' lock.
+    var isDone: Bool { get set }
+    func run(with compressor: Compressor)
+}
+
+/// Threads that run jobs, one per core, each with a compressor of its own.
+/// Jobs are taken in the order submitted and finish in any order; the
+/// writer waits for the one it needs next.
 ///
 /// The threads are joined by ``stop()``, which the owner calls when it
 /// closes and from its `deinit`, so that none outlives it.
-final class DeflateWorkers: @unchecked Sendable {
+final class CompressionWorkers<Job: CompressionJob>: @unchecked Sendable {
     /// Guards `queue`, `stopping` and every job's `isDone`.
     private let condition = NSCondition()
-    private var queue: [DeflateJob] = []
+    private var queue: [Job] = []
     private var stopping = false
     private var threads: [pthread_t] = []
 
-    /// Starts `count` threads deflating at `level`, or only checksumming
-    /// when `level` is nil. Throws when a stream or a thread cannot be had.
-    init(count: Int, level: Int?, archive: String) throws {
+    /// Starts `count` threads, each with a compressor from `makeCompressor`.
+    /// Throws what `makeCompressor` throws, or when a thread cannot be had.
+    init(count: Int, archive: String, makeCompressor: () throws -> Job.Compressor) throws {
         for _ in 0..<count {
-            var deflater: RawDeflater?
-            if let level {
-                guard let made = RawDeflater(level: level) else {
-                    stop()
-                    throw ArchiveError(.libarchive, archive: archive, message: "zlib could not allocate a compressor")
-                }
-                deflater = made
+            let compressor: Job.Compressor
+            do {
+                compressor = try makeCompressor()
+            } catch {
+                stop()
+                throw error
             }
             do throws(ThreadStarter.Failure) {
-                threads.append(try ThreadStarter.start { self.work(with: deflater) })
+                threads.append(try ThreadStarter.start { self.work(with: compressor) })
             } catch {
                 stop()
                 throw ArchiveError(.libarchive, archive: archive, message: "could not start a compression thread: \(error)")
@@ -37,7 +50,7 @@ final class DeflateWorkers: @unchecked Sendable {
     }
 
     /// Queues `job` for the next free thread.
-    func submit(_ job: DeflateJob) {
+    func submit(_ job: Job) {
         condition.lock()
         job.isDone = false
         queue.append(job)
@@ -46,14 +59,14 @@ final class DeflateWorkers: @unchecked Sendable {
     }
 
     /// Returns when `job`, submitted earlier, is done.
-    func wait(for job: DeflateJob) {
+    func wait(for job: Job) {
         condition.lock()
         while !job.isDone { condition.wait() }
         condition.unlock()
     }
 
     /// Whether `job` is done, without waiting.
-    func isDone(_ job: DeflateJob) -> Bool {
+    func isDone(_ job: Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         return job.isDone
@@ -71,14 +84,14 @@ final class DeflateWorkers: @unchecked Sendable {
     }
 
     /// A thread's loop: the next job, until stopped.
-    private func work(with deflater: RawDeflater?) {
+    private func work(with compressor: Job.Compressor) {
         condition.lock()
         while true {
             while queue.isEmpty, !stopping { condition.wait() }
             if stopping { break }
             let job = queue.removeFirst()
             condition.unlock()
-            job.run(with: deflater)
+            job.run(with: compressor)
             condition.lock()
             job.isDone = true
             condition.broadcast()
