@@ -13,9 +13,10 @@ import Foundation
 /// caller waits for the oldest job's output, in order: packing w2, each of
 /// the two workers was busy 63 % of the time. Here chunks queue for the
 /// workers, so they stay busy while this thread reads and writes. A chunk
-/// starts without the history of the one before: the archive is 0.3 %
-/// larger than one frame's (w2), as zstd's jobs are with no overlap, and
-/// the bytes depend only on the input, never on the number of workers.
+/// starts without the history of the one before, so the archive is larger
+/// than one frame's: by 0.2 % for w2's large files, 1.3 % for w1's 20,000
+/// small text files. Its bytes depend only on the input, never on the
+/// number of workers.
 ///
 /// A stream of at most one chunk is compressed on the calling thread, with
 /// no thread started.
