@@ -1,5 +1,4 @@
 @testable import FileWrapperArchive
-import FileWrapperKit
 import Foundation
 import Testing
 import TestSupport
@@ -33,29 +32,15 @@ import TestSupport
         return compressed
     }
 
-    /// What `zstd -lv` says of `file`: the number of frames, and the bytes `zstd -dc` gives back.
-    static func decode(_ file: URL) throws -> (frames: Int, contents: Data) {
-        let listing = try Self.output("/usr/bin/zstd", ["-lv", file.path])
+    /// The number of frames `zstd -lv` counts in `file`, and the bytes
+    /// `zstd -d` gives back.
+    static func decode(_ file: URL, in directory: URL) throws -> (frames: Int, contents: Data) {
+        let listing = try Interop.run("zstd", ["-lv", file.path], in: directory, scratch: directory).stdout
         let line = try #require(listing.split(separator: "\n").first { $0.hasPrefix("# Zstandard Frames:") })
         let frames = try #require(Int(line.split(separator: " ").last!))
-        return (frames, try Self.outputData("/usr/bin/zstd", ["-dc", file.path]))
-    }
-
-    static func output(_ program: String, _ arguments: [String]) throws -> String {
-        String(decoding: try outputData(program, arguments), as: UTF8.self)
-    }
-
-    static func outputData(_ program: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(program) \(arguments) failed")
-        return data
+        let decoded = directory.appendingPathComponent("decoded")
+        try Interop.run("zstd", ["-q", "-d", "-f", file.path, "-o", decoded.path], in: directory, scratch: directory)
+        return (frames, try Data(contentsOf: decoded))
     }
 
     @Test(arguments: [0, 1, chunk - 1, chunk, chunk + 1, 3 * chunk + 12_345])
@@ -65,7 +50,7 @@ import TestSupport
         let original = Self.bytes(length)
         try Self.compress(original, piece: 100_003).write(to: file)
 
-        let (frames, contents) = try Self.decode(file)
+        let (frames, contents) = try Self.decode(file, in: directory.url)
         #expect(frames == max(1, (length + Self.chunk - 1) / Self.chunk))
         #expect(contents == Data(original))
     }
