@@ -43,6 +43,7 @@ final class ZstdCompressor {
     /// Jobs handed to the workers, oldest first.
     private var inFlight: [ZstdJob] = []
     private var spareJobs: [ZstdJob] = []
+    /// Jobs allocated so far, the one being filled included.
     private var jobsMade = 1
     /// The chunk being filled.
     private var filling = ZstdJob(chunkSize: chunkSize)
