@@ -55,5 +55,8 @@ struct Snapshot: ParsableCommand {
         } catch {
             throw ManifestError(file: output, message: "cannot write: \(error)")
         }
+        // Done: the process ends here rather than free the manifest's
+        // entries one by one first (2 ms for 20,000 of them).
+        withExtendedLifetime(manifest) { Glibc.exit(EXIT_SUCCESS) }
     }
 }

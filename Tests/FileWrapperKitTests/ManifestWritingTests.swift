@@ -36,6 +36,29 @@ import TestSupport
         #expect(try Disk.names(in: directory.url).sorted() == ["Tricky.package", "manifest.\(format.rawValue)"])
     }
 
+    @Test func aLongManifestFormattedOnEveryCoreKeepsItsOrder() throws {
+        // More entries than one core formats at a time, so that the
+        // entries are formatted in parts, on several cores.
+        let directory = try TemporaryDirectory()
+        let tree = directory.appending("Long.package")
+        for index in 0..<(3 * Manifest.entriesPerPart) {
+            try Disk.write("\(index)", to: tree.appendingPathComponent("\(index % 5)/file \(index).txt"))
+        }
+        let manifest = try Manifest(contentsOf: tree)
+        let entryLines = manifest.entries.map { String(decoding: $0.encodedAsJSON(), as: UTF8.self) }
+
+        let lines = String(decoding: manifest.encoded(as: .jsonLines), as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(Array(lines.dropFirst()) == entryLines)
+        let json = String(decoding: manifest.encoded(as: .json), as: UTF8.self)
+        let jsonEntries = json.split(separator: "\n").filter { $0.hasPrefix("    {") }.map { line in
+            String(line.dropFirst(4).dropLast(line.hasSuffix(",") ? 1 : 0))
+        }
+        #expect(jsonEntries == entryLines)
+        for format in ManifestFileFormat.allCases {
+            #expect(try Manifest(decoding: manifest.encoded(as: format), name: "long.\(format.rawValue)").entries.map(\.path) == manifest.entries.map(\.path))
+        }
+    }
+
     @Test func aSymbolicLinkIsWrittenThroughAndKept() throws {
         let directory = try TemporaryDirectory()
         let manifest = try Self.trickyManifest()

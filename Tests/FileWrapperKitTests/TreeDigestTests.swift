@@ -99,6 +99,31 @@ import TestSupport
         }
     }
 
+    @Test func swiftAndPythonAgreeOnALargeUnevenTree() throws {
+        // Enough entries that the directories' digests are computed in
+        // subtrees cut out of the tree, a big branch cut twice over, and
+        // the directories above them finished afterwards.
+        let directory = try TemporaryDirectory()
+        let root = directory.appending("Uneven.package")
+        for index in 0..<2400 {
+            try Disk.write("\(index)\n", to: root.appendingPathComponent("big/\(index % 3)/\(index % 11)/file \(index).txt"))
+        }
+        for index in 0..<300 {
+            try Disk.write("\(index)\n", to: root.appendingPathComponent("small/\(index % 4)/file \(index).txt"), mode: 0o755)
+        }
+        try Disk.write("top\n", to: root.appendingPathComponent("top.txt"))
+        try Disk.setXattr("user.note", "kept", on: root.appendingPathComponent("big/1"))
+        #expect(symlink("../top.txt", root.appendingPathComponent("big/link").path) == 0)
+
+        let manifest = try Manifest(contentsOf: root)
+        #expect(try Self.pythonDigests(of: root) == [manifest.treeDigestText ?? "none", manifest.metadataDigestText])
+        // Only a directory keeps a tree digest; every entry has a metadata digest.
+        for entry in manifest.entries {
+            #expect((entry.treeDigest != nil) == (entry.kind == .directory), "\(entry.displayPath)")
+            #expect(entry.metadataDigest != nil, "\(entry.displayPath)")
+        }
+    }
+
     @Test func theTreeDigestCoversContentsNamesTargetsAndTheExecuteBitOnly() throws {
         let directory = try TemporaryDirectory()
         let tree = try TrickyTree.make(in: directory)

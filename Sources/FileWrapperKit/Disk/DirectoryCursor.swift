@@ -50,6 +50,14 @@ package final class DirectoryCursor {
     /// How many levels below the root the cursor is.
     var depth: Int { levels.count - 1 }
 
+    /// The descriptor of the directory `depth` levels below the root, on
+    /// the way to the current one; `nil` when it was closed to stay under
+    /// ``maximumOpen``.
+    func descriptor(atDepth depth: Int) -> CInt? {
+        let fd = levels[depth].fd
+        return fd >= 0 ? fd : nil
+    }
+
     /// The name of the current directory in its parent (empty at the root).
     var currentName: [UInt8] { levels[levels.count - 1].name }
 

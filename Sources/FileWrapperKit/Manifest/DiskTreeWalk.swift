@@ -12,8 +12,9 @@ import Synchronization
 /// file costs a handful of system calls and no path lookup, and no list of
 /// files waits for a second pass. Work is shared through a queue: files
 /// larger than a block go there (still open), so that every core hashes
-/// one; and a worker about to enter a subdirectory hands it over (open)
-/// instead, when another worker is idle and it has more to do itself.
+/// one; and while another worker is idle, a worker hands over (open) the
+/// subdirectory still to enter that is nearest its subtree's root, as long
+/// as it keeps one itself.
 final class DiskTreeWalk: @unchecked Sendable {
     /// Work waiting in the queue; each holds an open descriptor.
     fileprivate enum Job {
@@ -228,10 +229,12 @@ private struct DiskWalkWorker: ~Copyable {
     private mutating func readSubtree(_ fd: CInt, path: [UInt8]) throws(FileWrapperError) {
         let cursor = try DirectoryCursor(root: fd, path: displayPath(path))
         try addDirectory(path, info: try Syscall.status(of: fd, path: { cursor.path() }), fd: fd, cursor: cursor)
-        // Each frame: a directory's path below the root and its
-        // subdirectories still to enter.
-        var frames: [(path: [UInt8], subdirectories: [[UInt8]])] = [(path, try readDirectory(cursor, path: path))]
+        // Frame i is the directory at the cursor's depth i.
+        var frames: [Frame] = [Frame(path: path, subdirectories: try readDirectory(cursor, path: path))]
         while !frames.isEmpty, !walk.hasFailed {
+            if walk.wantsWork {
+                try share(&frames, cursor: cursor)
+            }
             let top = frames.count - 1
             guard let name = frames[top].subdirectories.popLast() else {
                 frames.removeLast()
@@ -240,16 +243,36 @@ private struct DiskWalkWorker: ~Copyable {
             }
             let childPath = Self.join(frames[top].path, name)
             let child = try Syscall.open(bytes: name, in: cursor.current, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { cursor.path(bytes: name) })
-            // Hand it over only while keeping work of its own, so that a
-            // chain of single subdirectories does not pass between workers.
-            if walk.wantsWork, !frames[top].subdirectories.isEmpty {
-                walk.give(directory: child, path: childPath)
-                continue
-            }
             let info = try cursor.enter(child, name: name)
             try addDirectory(childPath, info: info, fd: child, cursor: cursor)
-            frames.append((childPath, try readDirectory(cursor, path: childPath)))
+            frames.append(Frame(path: childPath, subdirectories: try readDirectory(cursor, path: childPath)))
         }
+    }
+
+    /// A directory being walked: its path below the root and its
+    /// subdirectories still to enter.
+    private struct Frame {
+        let path: [UInt8]
+        var subdirectories: [[UInt8]]
+    }
+
+    /// Hands a waiting worker the subdirectory still to enter that is
+    /// nearest the root, which likely holds the most work, while keeping
+    /// at least one of them: a chain of single subdirectories does not
+    /// pass between workers.
+    private func share(_ frames: inout [Frame], cursor: DirectoryCursor) throws(FileWrapperError) {
+        var toEnter = 0
+        for frame in frames where toEnter < 2 {
+            toEnter += frame.subdirectories.count
+        }
+        guard toEnter > 1,
+            let depth = frames.firstIndex(where: { !$0.subdirectories.isEmpty }),
+            let parent = cursor.descriptor(atDepth: depth)
+        else { return }
+        let name = frames[depth].subdirectories.removeFirst()
+        let path = Self.join(frames[depth].path, name)
+        let fd = try Syscall.open(bytes: name, in: parent, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { displayPath(path) })
+        walk.give(directory: fd, path: path)
     }
 
     /// Adds the entry of the open directory `fd`, the cursor's current one.

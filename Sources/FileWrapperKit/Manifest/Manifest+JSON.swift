@@ -18,10 +18,9 @@ extension Manifest {
         text.append(",\n  \"metadataDigest\": \"")
         text.append(utf8: metadataDigestText)
         text.append("\",\n  \"entries\": [")
-        for index in entries.indices {
+        try appendEntries(to: &text, handingOnTo: deliver) { index, text in
             text.append(index == 0 ? "\n    " : ",\n    ")
             ManifestJSONFields.appendEntry(entries[index], to: &text)
-            try text.handOn(to: deliver)
         }
         text.append("\n  ]\n}\n")
         try text.handOn(finishing: true, to: deliver)

@@ -20,10 +20,9 @@ extension Manifest {
         text.append(#"","entries":"#)
         text.append(decimal: entries.count)
         text.append("}\n")
-        for index in entries.indices {
+        try appendEntries(to: &text, handingOnTo: deliver) { index, text in
             ManifestJSONFields.appendEntry(entries[index], to: &text)
             text.append("\n")
-            try text.handOn(to: deliver)
         }
         try text.handOn(finishing: true, to: deliver)
     }

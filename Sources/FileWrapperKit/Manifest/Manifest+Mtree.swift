@@ -16,9 +16,8 @@ extension Manifest {
             MtreeText.append(escaping: Array(format.utf8), to: &text)
         }
         text.append("\n")
-        for index in entries.indices {
+        try appendEntries(to: &text, handingOnTo: deliver) { index, text in
             appendMtreeLine(entries[index], to: &text)
-            try text.handOn(to: deliver)
         }
         try text.handOn(finishing: true, to: deliver)
     }

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Glibc
 
 extension Manifest {
@@ -38,6 +40,52 @@ extension Manifest {
         } catch {
             unlinkat(parent, temporary, 0)
             throw error
+        }
+    }
+}
+
+extension Manifest {
+    /// Entries one core formats at a time: about 256 KiB of JSON.
+    static let entriesPerPart = 1024
+
+    /// Appends the text of every entry, as `appendEntry` writes the one at
+    /// an index, after `text` (the file's start) and hands it all on in
+    /// order. A long manifest is formatted on every core, a batch at a
+    /// time: each core writes its own part of the batch (`entriesPerPart`
+    /// entries), and the parts are handed on as they stand, so that memory
+    /// stays at one part a core.
+    func appendEntries<Failure: Error>(
+        to text: inout ManifestText, handingOnTo deliver: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+        _ appendEntry: @Sendable (_ index: Int, _ text: inout ManifestText) -> Void
+    ) throws(Failure) {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        guard cores > 1, entries.count > Self.entriesPerPart else {
+            for index in entries.indices {
+                appendEntry(index, &text)
+                try text.handOn(to: deliver)
+            }
+            return
+        }
+        try text.handOn(finishing: true, to: deliver)
+        var parts = Array(repeating: ManifestText(), count: cores)
+        let count = entries.count
+        for batchStart in stride(from: 0, to: count, by: cores * Self.entriesPerPart) {
+            parts.withUnsafeMutableBufferPointer { parts in
+                let shared = SharedMemory(buffer: parts)
+                DispatchQueue.concurrentPerform(iterations: parts.count) { part in
+                    let start = min(count, batchStart + part * Self.entriesPerPart)
+                    // Formatted in a local, not in place: the parts share a cache line.
+                    var text = ManifestText()
+                    swap(&text, &shared.buffer[part])
+                    for index in start..<min(count, start + Self.entriesPerPart) {
+                        appendEntry(index, &text)
+                    }
+                    swap(&text, &shared.buffer[part])
+                }
+            }
+            for part in parts.indices {
+                try parts[part].handOn(finishing: true, to: deliver)
+            }
         }
     }
 }

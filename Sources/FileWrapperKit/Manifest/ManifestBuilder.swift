@@ -198,31 +198,47 @@ public struct ManifestBuilder {
     /// Sets each entry's tree digest (when every file below it was hashed)
     /// and metadata digest. First the digests of the entries that are not
     /// directories, which depend on the entry alone; then those of the
-    /// directories, each subtree of the root on its own, in one pass in
-    /// manifest order in which each directory's digests take its children
-    /// as they come and are finished when its subtree ends; last the
-    /// root's. Both passes run on every core.
+    /// directories. For those the tree is cut into subtrees (one entry and
+    /// everything below it) of at most a quarter of a core's share of the
+    /// entries, each done in one pass in manifest order, in which each
+    /// directory's digests take its children as they come and are finished
+    /// when its subtree ends; last the directories above those subtrees,
+    /// deepest first. Both passes run on every core.
     private static func computeDigests(_ entries: inout [ManifestEntry]) {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
         entries.withUnsafeMutableBufferPointer { buffer in
             let shared = SharedMemory(buffer: buffer)
-            let slices = min(ProcessInfo.processInfo.activeProcessorCount, max(1, buffer.count / 4096))
+            let slices = min(cores, max(1, buffer.count / 4096))
             DispatchQueue.concurrentPerform(iterations: slices) { slice in
                 shared.computeLeafDigests(slice: slice, of: slices)
             }
             guard buffer[0].kind == .directory else { return }
-            // The root's children start where a path has no "/".
-            let children = buffer.indices.dropFirst().filter { !buffer[$0].path.contains(ManifestPath.separator) }
-            let count = buffer.count
-            DispatchQueue.concurrentPerform(iterations: children.count) { child in
-                let end = child + 1 < children.count ? children[child + 1] : count
-                shared.computeDirectoryDigests(children[child]..<end)
+            let largest = max(1024, buffer.count / (4 * max(1, cores)))
+            var subtrees = [buffer.indices]
+            // Each directory cut, with its children's subtrees. Cutting
+            // stops after a few dozen: a long chain of single directories
+            // would otherwise cost a scan of its subtree for each.
+            var cut: [(index: Int, children: [Range<Int>])] = []
+            while cut.count < 64, let biggest = subtrees.indices.max(by: { subtrees[$0].count < subtrees[$1].count }),
+                subtrees[biggest].count > largest {
+                let subtree = subtrees.remove(at: biggest)
+                let children = shared.childSubtrees(of: subtree)
+                cut.append((subtree.lowerBound, children))
+                subtrees += children.filter { buffer[$0.lowerBound].kind == .directory }
             }
-            var root = TreeDigest.Directory(buffer[0])
-            for index in children {
-                root.add(name: buffer[index].name, tree: buffer[index].treeDigest, metadata: buffer[index].metadataDigest!)
-                if buffer[index].kind != .directory { buffer[index].treeDigest = nil }
+            let biggestFirst = subtrees.sorted { $0.count > $1.count }
+            DispatchQueue.concurrentPerform(iterations: biggestFirst.count) { subtree in
+                shared.computeDirectoryDigests(biggestFirst[subtree])
             }
-            (buffer[0].treeDigest, buffer[0].metadataDigest) = root.finalize()
+            // A directory is cut after its parent: in reverse, children come first.
+            for (index, children) in cut.reversed() {
+                var digests = TreeDigest.Directory(buffer[index])
+                for child in children.lazy.map(\.lowerBound) {
+                    digests.add(name: buffer[child].name, tree: buffer[child].treeDigest, metadata: buffer[child].metadataDigest!)
+                    if buffer[child].kind != .directory { buffer[child].treeDigest = nil }
+                }
+                (buffer[index].treeDigest, buffer[index].metadataDigest) = digests.finalize()
+            }
         }
     }
 
@@ -246,14 +262,8 @@ public struct ManifestBuilder {
     }
 }
 
-/// Memory handed to the threads of a `concurrentPerform`, each of which
-/// reads it or writes its own part of it.
-private struct SharedMemory<Buffer>: @unchecked Sendable {
-    let buffer: Buffer
-}
-
 /// The entries, whose digests threads set, each for its own part.
-extension SharedMemory where Buffer == UnsafeMutableBufferPointer<ManifestEntry> {
+fileprivate extension SharedMemory where Buffer == UnsafeMutableBufferPointer<ManifestEntry> {
     /// Sets the metadata digest of each entry of the slice that is not a
     /// directory, and its tree digest, which waits in ``ManifestEntry/treeDigest``
     /// until its directory's digest takes it.
@@ -263,6 +273,24 @@ extension SharedMemory where Buffer == UnsafeMutableBufferPointer<ManifestEntry>
             buffer[index].treeDigest = TreeDigest.node(buffer[index])
             buffer[index].metadataDigest = TreeDigest.metadata(buffer[index])
         }
+    }
+
+    /// The subtrees of the children of the directory whose subtree is
+    /// `subtree`, in order: a child's ends where a path is no longer within it.
+    func childSubtrees(of subtree: Range<Int>) -> [Range<Int>] {
+        var children: [Range<Int>] = []
+        var child = subtree.lowerBound + 1
+        while child < subtree.upperBound {
+            var end = child + 1
+            if buffer[child].kind == .directory {
+                while end < subtree.upperBound, ManifestPath.isWithin(buffer[end].path, buffer[child].path) {
+                    end += 1
+                }
+            }
+            children.append(child..<end)
+            child = end
+        }
+        return children
     }
 
     /// Sets the digests of the directories of the subtree `range` (one

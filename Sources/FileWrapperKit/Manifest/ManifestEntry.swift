@@ -1,3 +1,5 @@
+import Glibc
+
 /// One entry of a ``Manifest``: what a tree holds at one path.
 ///
 /// Fields a source does not record are `nil`: an archive may have no
@@ -135,8 +137,10 @@ public enum ManifestPath {
     /// Whether `path` is `ancestor` or lies below it.
     public static func isWithin(_ path: [UInt8], _ ancestor: [UInt8]) -> Bool {
         if ancestor.isEmpty { return true }
-        return path.count >= ancestor.count && path.starts(with: ancestor)
-            && (path.count == ancestor.count || path[ancestor.count] == separator)
+        guard path.count >= ancestor.count, path.count == ancestor.count || path[ancestor.count] == separator else { return false }
+        return path.withUnsafeBytes { path in
+            ancestor.withUnsafeBytes { memcmp(path.baseAddress!, $0.baseAddress!, $0.count) == 0 }
+        }
     }
 
     /// `path` made relative and clean, as an archive may store it: `./`

@@ -76,10 +76,14 @@ struct ManifestText {
     /// nothing written, when one is not.
     private mutating func appendASCIIJSONString(_ value: [UInt8]) -> Bool {
         var needsEscapes = false
-        for byte in value {
-            if byte >= 0x80 { return false }
-            needsEscapes = needsEscapes || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        let isASCII = value.withUnsafeBufferPointer { value in
+            for byte in value {
+                if byte >= 0x80 { return false }
+                needsEscapes = needsEscapes || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+            }
+            return true
         }
+        guard isASCII else { return false }
         bytes.append(UInt8(ascii: "\""))
         guard needsEscapes else {
             bytes.append(contentsOf: value)

@@ -60,8 +60,8 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
             withUnsafeBytes { bytes in
                 for (index, byte) in bytes.enumerated() {
-                    digits[2 * index] = Self.digits[Int(byte >> 4)]
-                    digits[2 * index + 1] = Self.digits[Int(byte & 15)]
+                    digits[2 * index] = Self.digit(byte >> 4)
+                    digits[2 * index + 1] = Self.digit(byte & 15)
                 }
             }
             text.append(contentsOf: digits)
@@ -85,7 +85,10 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// The lowercase hexadecimal digit of `value` (below 16).
+    private static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
+    }
 
     private static func value(of digit: UInt8) -> UInt8? {
         switch digit {

@@ -22,13 +22,13 @@ public enum TreeDigest {
         switch entry.contentKind {
         case .file, .hardLink:
             guard let content = entry.contentDigest else { return nil }
-            hasher.update(data: [UInt8(ascii: "f"), entry.isExecutable ? 1 : 0])
+            withUnsafeBytes(of: (UInt8(ascii: "f"), UInt8(entry.isExecutable ? 1 : 0))) { hasher.update(bufferPointer: $0) }
             content.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         case .symlink:
-            hasher.update(data: [UInt8(ascii: "l")])
-            hasher.update(data: entry.linkTarget ?? [])
+            withUnsafeBytes(of: UInt8(ascii: "l")) { hasher.update(bufferPointer: $0) }
+            entry.linkTarget?.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         case .other:
-            hasher.update(data: [UInt8(ascii: "o")])
+            withUnsafeBytes(of: UInt8(ascii: "o")) { hasher.update(bufferPointer: $0) }
         case .directory:
             preconditionFailure("a directory's digests come from TreeDigest.Directory")
         }
@@ -83,41 +83,52 @@ public enum TreeDigest {
         }
     }
 
-    /// Feeds `fields(e)` of the specification to `hasher`.
+    /// Feeds `fields(e)` of the specification to `hasher`: the fixed-size
+    /// fields gathered on the stack (this runs for every entry), then the
+    /// extended attributes, if any.
     private static func updateMetadata(_ hasher: inout SHA256, _ entry: ManifestEntry) {
-        var bytes: [UInt8] = [UInt8(ascii: "m"), kindCode(entry.kind)]
-        bytes.reserveCapacity(32)
-        if let permissions = entry.permissions {
-            bytes.append(1)
-            append(UInt64(permissions), width: 2, to: &bytes)
-        } else {
-            bytes.append(0)
-        }
-        if let modified = entry.modified {
-            bytes.append(1)
-            append(UInt64(bitPattern: modified.seconds), width: 8, to: &bytes)
-            append(UInt64(modified.nanoseconds), width: 4, to: &bytes)
-        } else {
-            bytes.append(0)
-        }
-        if let owner = entry.owner {
-            bytes.append(1)
-            append(UInt64(owner.userID), width: 4, to: &bytes)
-            append(UInt64(owner.groupID), width: 4, to: &bytes)
-        } else {
-            bytes.append(0)
-        }
         // No attributes and unknown ones encode alike, so that a form that
         // cannot hold them (an archive, an mtree) agrees with a bundle without.
-        if let attributes = entry.extendedAttributes, !attributes.isEmpty {
-            bytes.append(1)
-            append(UInt64(attributes.count), width: 4, to: &bytes)
-            for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                appendCounted(Array(name.utf8), to: &bytes)
-                appendCounted(value, to: &bytes)
+        let attributes = entry.extendedAttributes.flatMap { $0.isEmpty ? nil : $0 }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            var count = 0
+            func put(_ value: UInt64, width: Int) {
+                for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+                    buffer[count] = UInt8(truncatingIfNeeded: value >> UInt64(shift))
+                    count += 1
+                }
             }
-        } else {
-            bytes.append(0)
+            put(UInt64(UInt8(ascii: "m")), width: 1)
+            put(UInt64(kindCode(entry.kind)), width: 1)
+            if let permissions = entry.permissions {
+                put(1, width: 1)
+                put(UInt64(permissions), width: 2)
+            } else {
+                put(0, width: 1)
+            }
+            if let modified = entry.modified {
+                put(1, width: 1)
+                put(UInt64(bitPattern: modified.seconds), width: 8)
+                put(UInt64(modified.nanoseconds), width: 4)
+            } else {
+                put(0, width: 1)
+            }
+            if let owner = entry.owner {
+                put(1, width: 1)
+                put(UInt64(owner.userID), width: 4)
+                put(UInt64(owner.groupID), width: 4)
+            } else {
+                put(0, width: 1)
+            }
+            put(attributes == nil ? 0 : 1, width: 1)
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[..<count])))
+        }
+        guard let attributes else { return }
+        var bytes: [UInt8] = []
+        append(UInt64(attributes.count), width: 4, to: &bytes)
+        for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            appendCounted(Array(name.utf8), to: &bytes)
+            appendCounted(value, to: &bytes)
         }
         hasher.update(data: bytes)
     }

@@ -1,0 +1,5 @@
+/// Memory handed to the threads of a `concurrentPerform`, each of which
+/// reads it or writes its own part of it.
+struct SharedMemory<Buffer>: @unchecked Sendable {
+    let buffer: Buffer
+}
