@@ -6,6 +6,7 @@ import Foundation
 /// `wrapinspect cat PATH MEMBER`: one file's bytes, from a bundle or an archive.
 struct Cat: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cat",
         abstract: "Write the bytes of one file of a bundle or an archive to standard output.",
         discussion: """
             MEMBER is the file's path below PATH's root, as dump shows it. An \

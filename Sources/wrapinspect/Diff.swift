@@ -6,6 +6,7 @@ import Foundation
 /// form each is in.
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diff",
         abstract: "Show what changed between two trees: added, removed, moved, contents, kind and metadata.",
         discussion: """
             OLD and NEW may each be a directory, a flat file, an archive or a \

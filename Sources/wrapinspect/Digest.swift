@@ -6,6 +6,7 @@ import Foundation
 /// every archive of it.
 struct Digest: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "digest",
         abstract: "Print the tree digest: the same for a bundle and for any archive of it.",
         discussion: """
             The tree digest covers names, kinds, the owner's execute bit, \

@@ -7,6 +7,7 @@ import Foundation
 /// or a manifest file, one line per entry, like `tree` crossed with `ls -l`.
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "dump",
         abstract: "Print the tree of a document package, one line per entry.",
         discussion: """
             PATH may be a directory, a flat file, an archive (tar, cpio, zip, \

@@ -5,6 +5,7 @@ import Foundation
 /// `wrapinspect pack SOURCE ARCHIVE`: a bundle (or a single file) into an archive.
 struct Pack: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pack",
         abstract: "Pack a bundle or a file into an archive.",
         discussion: """
             The contents of the directory SOURCE become the archive's top-level \

@@ -8,6 +8,7 @@ extension ManifestFileFormat: ExpressibleByArgument {}
 /// or standard output.
 struct Snapshot: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "snapshot",
         abstract: "Write the manifest of a tree: every entry with its metadata and SHA-256.",
         discussion: """
             PATH may be a directory, a flat file, an archive or a manifest file \

@@ -5,6 +5,7 @@ import Foundation
 /// `wrapinspect unpack ARCHIVE DESTINATION`: an archive into a new directory, safely.
 struct Unpack: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "unpack",
         abstract: "Unpack an archive into a new directory, refusing anything unsafe.",
         discussion: """
             tar, cpio, zip and 7z are read, plain or compressed with gzip, bzip2, \

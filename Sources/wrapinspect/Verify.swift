@@ -5,6 +5,7 @@ import Foundation
 /// `wrapinspect verify PATH`: does the tree survive a bundle and each archive format?
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Round-trip a bundle or archive through a bundle and each archive format, and compare.",
         discussion: """
             PATH is read into a FileWrapper, written as a bundle and as each \

@@ -10,10 +10,13 @@ package struct WritebackStarter {
     private var written: Int64 = 0
     private var started: Int64 = 0
     /// How much is written between two starts.
-    static let stride: Int64 = 8 << 20
+    private let stride: Int64
 
-    package init(fd: CInt) {
+    /// `stride`: 8 MiB suits an archive; a smaller file that is written
+    /// quickly (a manifest) starts sooner to overlap at all.
+    package init(fd: CInt, stride: Int64 = 8 << 20) {
         self.fd = fd
+        self.stride = stride
     }
 
     /// Counts `count` more bytes written; starts writing back what has
@@ -21,7 +24,7 @@ package struct WritebackStarter {
     /// support it changes nothing: the final `fsync` does the work.
     package mutating func wrote(_ count: Int) {
         written += Int64(count)
-        guard written - started >= Self.stride else { return }
+        guard written - started >= stride else { return }
         _ = cfs_start_writeback(fd, off_t(started), off_t(written - started))
         started = written
     }

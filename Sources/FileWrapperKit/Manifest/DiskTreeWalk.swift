@@ -164,7 +164,7 @@ private final class EntryChunk: @unchecked Sendable {
     var isFull: Bool { count == Self.capacity }
 
     func append(_ entry: consuming ManifestEntry) {
-        (storage + count).initialize(to: entry)
+        (storage + count).initialize(to: consume entry)
         count += 1
     }
 
@@ -218,7 +218,7 @@ private struct DiskWalkWorker: ~Copyable {
     }
 
     /// Gathers `entry`, handing a full chunk to the walk and starting the next.
-    private mutating func add(_ entry: ManifestEntry) {
+    private mutating func add(_ entry: consuming ManifestEntry) {
         chunk.append(entry)
         guard chunk.isFull else { return }
         walk.add(chunk)

@@ -20,7 +20,7 @@ public struct ManifestBuilder {
     /// root). Throws for an absolute path or a `..` component.
     public mutating func add(_ entry: ManifestEntry) throws(ManifestError) {
         var entry = entry
-        entry.path = try normalizedPath(of: entry)
+        entry.path = try normalizedPath(entry.path)
         entries.append(entry)
     }
 
@@ -29,7 +29,7 @@ public struct ManifestBuilder {
     package mutating func add(contentsOf entries: consuming [ManifestEntry]) throws(ManifestError) {
         var entries = entries
         for index in entries.indices {
-            let path = try normalizedPath(of: entries[index])
+            let path = try normalizedPath(entries[index].path)
             if path.count != entries[index].path.count {
                 entries[index].path = path
             }
@@ -41,13 +41,13 @@ public struct ManifestBuilder {
         }
     }
 
-    private func normalizedPath(of entry: ManifestEntry) throws(ManifestError) -> [UInt8] {
-        guard let path = ManifestPath.normalized(entry.path) else {
+    private func normalizedPath(_ path: [UInt8]) throws(ManifestError) -> [UInt8] {
+        guard let normalized = ManifestPath.normalized(path) else {
             throw ManifestError(
-                file: source.name, entry: PathDisplay.text(entry.path),
+                file: source.name, entry: PathDisplay.text(path),
                 message: "the path leaves the tree (absolute, or with a \"..\" component), so it has no place in a manifest")
         }
-        return path
+        return normalized
     }
 
     /// The manifest. Throws when two entries have one path, or when an
@@ -94,7 +94,7 @@ public struct ManifestBuilder {
                     let source = Int(order[position])
                     order[position] = Int32(position)
                     if source == start {
-                        (base + position).initialize(to: first)
+                        (base + position).initialize(to: consume first)
                         break
                     }
                     (base + position).moveInitialize(from: base + source, count: 1)
@@ -145,7 +145,7 @@ public struct ManifestBuilder {
                 ancestors.removeLast()
             }
             if !path.isEmpty {
-                let missing = try missingDirectories(below: ancestors.last, to: entries[index], after: index > 0 ? entries[index - 1] : nil)
+                let missing = try missingDirectories(below: ancestors.last, toEntryAt: index, of: entries)
                 for directory in missing {
                     additions.append((index, ManifestEntry(path: directory, kind: .directory)))
                     ancestors.append(directory)
@@ -169,25 +169,27 @@ public struct ManifestBuilder {
     }
 
     /// The paths of the directories between `innermost` (the deepest
-    /// directory already in place above `entry`, `nil` when not even the
-    /// root is one) and `entry`, outermost first; none when `innermost` is
-    /// its parent. Throws when one of them is `previous`, an entry that is
-    /// not a directory, or the root.
+    /// directory already in place above the entry at `index`, `nil` when
+    /// not even the root is one) and that entry, outermost first; none when
+    /// `innermost` is its parent. Throws when one of them is the entry
+    /// before, which is not a directory, or the root. Entries are read in
+    /// place, never copied: this runs for every entry.
     private func missingDirectories(
-        below innermost: [UInt8]?, to entry: ManifestEntry, after previous: ManifestEntry?
+        below innermost: [UInt8]?, toEntryAt index: Int, of entries: [ManifestEntry]
     ) throws(ManifestError) -> [[UInt8]] {
-        let path = entry.path
+        let path = entries[index].path
         var missing: [[UInt8]] = []
         var end = path.lastIndex(of: ManifestPath.separator) ?? 0
         while end > (innermost?.count ?? -1) {
             guard end > 0 else {
-                throw ManifestError(file: source.name, entry: entry.displayPath, message: "the tree's root is not a directory, so nothing can lie below it")
+                throw ManifestError(
+                    file: source.name, entry: entries[index].displayPath, message: "the tree's root is not a directory, so nothing can lie below it")
             }
             let directory = Array(path[..<end])
-            if let previous, previous.path == directory {
+            if index > 0, entries[index - 1].path == directory {
                 throw ManifestError(
-                    file: source.name, entry: entry.displayPath,
-                    message: "the entry lies below \"\(previous.displayPath)\", which is a \(previous.kind.rawValue), not a directory")
+                    file: source.name, entry: entries[index].displayPath,
+                    message: "the entry lies below \"\(entries[index - 1].displayPath)\", which is a \(entries[index - 1].kind.rawValue), not a directory")
             }
             missing.append(directory)
             end = path[..<end].lastIndex(of: ManifestPath.separator) ?? 0
@@ -269,9 +271,15 @@ fileprivate extension SharedMemory where Buffer == UnsafeMutableBufferPointer<Ma
     /// until its directory's digest takes it.
     func computeLeafDigests(slice: Int, of slices: Int) {
         let range = buffer.count * slice / slices..<buffer.count * (slice + 1) / slices
-        for index in range where buffer[index].kind != .directory {
-            buffer[index].treeDigest = TreeDigest.node(buffer[index])
-            buffer[index].metadataDigest = TreeDigest.metadata(buffer[index])
+        for place in buffer.baseAddress! + range.lowerBound..<buffer.baseAddress! + range.upperBound {
+            // Moved out and back: an entry read from the buffer in place
+            // would be copied (its arrays retained and released).
+            var entry = place.move()
+            if entry.kind != .directory {
+                entry.treeDigest = TreeDigest.node(entry)
+                entry.metadataDigest = TreeDigest.metadata(entry)
+            }
+            place.initialize(to: consume entry)
         }
     }
 
