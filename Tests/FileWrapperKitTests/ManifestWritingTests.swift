@@ -59,6 +59,27 @@ import TestSupport
         }
     }
 
+    /// Names are scanned for bytes that need an escape eight at a time:
+    /// each such byte, at each place in and across those words, must still
+    /// be escaped, so that the entry reads back as the same name.
+    @Test func aByteThatNeedsAnEscapeIsFoundWhereverItFalls() throws {
+        let specials: [[UInt8]] = [[0x01], [0x1F], [0x20], [0x22], [0x5C], [0x7F], [0x80], [0xC3, 0xA9], [0xFF]]
+        for special in specials {
+            for position in 0...17 {
+                let name = Array(repeating: UInt8(ascii: "a"), count: position) + special + Array(repeating: UInt8(ascii: "b"), count: 17 - position)
+                let json = ManifestEntry(path: name, kind: .file).encodedAsJSON()
+                // Control characters and DEL are escaped, never written raw.
+                #expect(!json.contains { $0 < 0x20 || $0 == 0x7F }, "\(special) at \(position)")
+                let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any], "\(special) at \(position)")
+                if let text = String(validating: name, as: UTF8.self) {
+                    #expect(object["path"] as? String == text, "\(special) at \(position)")
+                } else {
+                    #expect((object["pathBase64"] as? String).flatMap { Data(base64Encoded: $0) } == Data(name), "\(special) at \(position)")
+                }
+            }
+        }
+    }
+
     @Test func aSymbolicLinkIsWrittenThroughAndKept() throws {
         let directory = try TemporaryDirectory()
         let manifest = try Self.trickyManifest()

@@ -23,8 +23,26 @@ enum ManifestJSONFields {
     }
 
     /// One entry as a compact object (`{"path":"a","kind":"file",…}`),
-    /// each key only when the entry knows it, in a fixed order.
+    /// each key only when the entry knows it, in a fixed order. Written
+    /// through one cursor: this runs for every entry of a manifest.
     static func appendEntry(_ entry: ManifestEntry, to text: inout ManifestText) {
+        text.append(atMost: longestText(of: entry)) { text in
+            appendFields(of: entry, to: &text)
+        }
+    }
+
+    /// A bound on the length of ``appendEntry(_:to:)``'s text: the fixed
+    /// keys and numbers, and for each byte of a name or value the longest
+    /// it can become (a `\u` escape, a display escape escaped again, base64).
+    private static func longestText(of entry: ManifestEntry) -> Int {
+        var length = 640 + 16 * (entry.path.count + (entry.linkTarget?.count ?? 0))
+        for (name, value) in entry.extendedAttributes ?? [:] {
+            length += 16 + 8 * name.utf8.count + 2 * value.count
+        }
+        return length
+    }
+
+    private static func appendFields(of entry: ManifestEntry, to text: inout TextCursor) {
         text.append("{")
         text.append(key: "path", bytes: entry.path, base64Key: "pathBase64")
         text.append(#","kind":""#)

@@ -23,32 +23,111 @@ struct ManifestText {
         bytes.append(byte)
     }
 
+    /// Appends what `write` writes through a cursor, at most `maximum`
+    /// bytes: many small pieces (an entry's fields) for the cost of one
+    /// append, with no capacity check per piece. Writing more than
+    /// `maximum` stops the program rather than overrun.
+    mutating func append(atMost maximum: Int, _ write: (inout TextCursor) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximum) { buffer in
+            var cursor = TextCursor(buffer)
+            write(&cursor)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<cursor.count]))
+        }
+    }
+
     /// `value` in decimal, with a `-` when negative.
     mutating func append(decimal value: some BinaryInteger) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        append(digitsOf: UInt64(value.magnitude), radix: 10, width: 1)
+        append(atMost: TextCursor.longestNumber) { $0.append(decimal: value) }
     }
 
     /// Permission bits as at least four octal digits (`0755`).
     mutating func append(mode permissions: UInt16) {
-        append(digitsOf: UInt64(permissions), radix: 8, width: 4)
+        append(atMost: TextCursor.longestNumber) { $0.append(mode: permissions) }
     }
 
-    /// A time as `<seconds>.<nanoseconds>`: whole seconds since 1970
-    /// rounded down, then always nine digits (``ManifestFileSyntax/text(_:)``).
+    /// A time as `<seconds>.<nanoseconds>` (``TextCursor/append(time:)``).
     mutating func append(time: FileTimestamp) {
-        append(decimal: time.seconds)
-        bytes.append(UInt8(ascii: "."))
-        append(digitsOf: UInt64(time.nanoseconds), radix: 10, width: 9)
+        append(atMost: 2 * TextCursor.longestNumber) { $0.append(time: time) }
     }
 
     mutating func append(hex digest: SHA256Digest) {
-        digest.appendHex(to: &bytes)
+        append(atMost: 64) { $0.append(hex: digest) }
     }
 
     /// `string` as a JSON string (``JSONText``).
     mutating func append(json string: String) {
         JSONText.append(string, to: &bytes)
+    }
+
+    /// `value` in `radix`, padded with zeros to `width` (at most 64).
+    mutating func append(digitsOf value: UInt64, radix: UInt64, width: Int) {
+        append(atMost: TextCursor.longestNumber) { $0.append(digitsOf: value, radix: radix, width: width) }
+    }
+
+    /// Hands the text gathered so far to `deliver` and starts afresh, when
+    /// it fills a piece or, with `finishing`, whatever it holds.
+    mutating func handOn<Failure: Error>(
+        finishing: Bool = false, to deliver: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        guard bytes.count >= Self.pieceSize || (finishing && !bytes.isEmpty) else { return }
+        try bytes.withUnsafeBytes { piece in Result { () throws(Failure) in try deliver(piece) } }.get()
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writes text into memory made ready for it (``ManifestText/append(atMost:_:)``),
+/// without the bookkeeping of an array append for each piece; every write
+/// checks that it fits.
+struct TextCursor {
+    /// Characters at most of a number this cursor writes (64 binary digits).
+    static let longestNumber = 66
+
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    /// Bytes written so far.
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    /// The next `length` bytes, to be initialized by the caller.
+    private mutating func claim(_ length: Int) -> UnsafeMutablePointer<UInt8> {
+        precondition(length <= buffer.count - count, "text longer than the room made for it")
+        defer { count += length }
+        return buffer.baseAddress! + count
+    }
+
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { text in
+            guard let start = text.baseAddress else { return }
+            claim(text.count).initialize(from: start, count: text.count)
+        }
+    }
+
+    mutating func append(byte: UInt8) {
+        claim(1).initialize(to: byte)
+    }
+
+    mutating func append(contentsOf bytes: some Collection<UInt8>) {
+        let target = claim(bytes.count)
+        let copied = bytes.withContiguousStorageIfAvailable { bytes in
+            if let start = bytes.baseAddress { target.initialize(from: start, count: bytes.count) }
+        }
+        if copied == nil {
+            _ = UnsafeMutableBufferPointer(start: target, count: bytes.count).initialize(from: bytes)
+        }
+    }
+
+    mutating func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+
+    /// `string` as a JSON string (``JSONText``).
+    mutating func append(json string: String) {
+        var text: [UInt8] = []
+        JSONText.append(string, to: &text)
+        append(contentsOf: text)
     }
 
     /// A path or link target under `key`, as a JSON member: its text when
@@ -75,19 +154,12 @@ struct ManifestText {
     /// when every byte is ASCII (names nearly always are); `false`, with
     /// nothing written, when one is not.
     private mutating func appendASCIIJSONString(_ value: [UInt8]) -> Bool {
-        var needsEscapes = false
-        let isASCII = value.withUnsafeBufferPointer { value in
-            for byte in value {
-                if byte >= 0x80 { return false }
-                needsEscapes = needsEscapes || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-            }
-            return true
-        }
+        let (isASCII, needsEscapes) = value.withUnsafeBytes(Self.classify)
         guard isASCII else { return false }
-        bytes.append(UInt8(ascii: "\""))
+        append(byte: UInt8(ascii: "\""))
         guard needsEscapes else {
-            bytes.append(contentsOf: value)
-            bytes.append(UInt8(ascii: "\""))
+            append(contentsOf: value)
+            append(byte: UInt8(ascii: "\""))
             return true
         }
         for byte in value {
@@ -102,40 +174,84 @@ struct ManifestText {
             case ..<0x20, 0x7F:
                 append(#"\u"#)
                 append(digitsOf: UInt64(byte), radix: 16, width: 4)
-            default: bytes.append(byte)
+            default: append(byte: byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(byte: UInt8(ascii: "\""))
         return true
     }
 
-    /// `value` in `radix` (lowercase digits), padded with zeros to `width`
-    /// (at most 64).
-    mutating func append(digitsOf value: UInt64, radix: UInt64, width: Int) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
-            var start = digits.count
-            var rest = value
-            repeat {
-                let digit = UInt8(rest % radix)
-                start -= 1
-                digits[start] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-                rest /= radix
-            } while rest > 0
-            while digits.count - start < width {
-                start -= 1
-                digits[start] = UInt8(ascii: "0")
-            }
-            bytes.append(contentsOf: digits[start...])
+    /// Whether all of `bytes` are ASCII, and whether one of them needs a
+    /// JSON escape (a control character, `"` or `\\`). Eight bytes at a
+    /// time: a name is read here once for every entry of a manifest.
+    private static func classify(_ bytes: UnsafeRawBufferPointer) -> (isASCII: Bool, needsEscapes: Bool) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits = ones << 7
+        /// The high bit of each byte of `word` that is zero (`word` has no high bits set).
+        func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highBits }
+        var high: UInt64 = 0
+        var special: UInt64 = 0
+        var index = 0
+        while index < bytes.count {
+            var word: UInt64 = 0
+            let length = min(8, bytes.count - index)
+            // A partial word is padded with spaces, which are neither high nor special.
+            if length < 8 { word = 0x2020_2020_2020_2020 }
+            withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: bytes.baseAddress! + index, byteCount: length) }
+            high |= word & highBits
+            let low = word & ~highBits
+            special |= zeroBytes(low & 0x6060_6060_6060_6060)  // 0x00-0x1F
+                | zeroBytes(low ^ (0x7F &* ones))
+                | zeroBytes(low ^ (UInt64(UInt8(ascii: "\"")) &* ones))
+                | zeroBytes(low ^ (UInt64(UInt8(ascii: "\\")) &* ones))
+            index += 8
         }
+        return (high == 0, special != 0)
     }
 
-    /// Hands the text gathered so far to `deliver` and starts afresh, when
-    /// it fills a piece or, with `finishing`, whatever it holds.
-    mutating func handOn<Failure: Error>(
-        finishing: Bool = false, to deliver: (UnsafeRawBufferPointer) throws(Failure) -> Void
-    ) throws(Failure) {
-        guard bytes.count >= Self.pieceSize || (finishing && !bytes.isEmpty) else { return }
-        try bytes.withUnsafeBytes { piece in Result { () throws(Failure) in try deliver(piece) } }.get()
-        bytes.removeAll(keepingCapacity: true)
+    /// `value` in decimal, with a `-` when negative.
+    mutating func append(decimal value: some BinaryInteger) {
+        if value < 0 { append(byte: UInt8(ascii: "-")) }
+        append(digitsOf: UInt64(value.magnitude), radix: 10, width: 1)
+    }
+
+    /// Permission bits as at least four octal digits (`0755`).
+    mutating func append(mode permissions: UInt16) {
+        append(digitsOf: UInt64(permissions), radix: 8, width: 4)
+    }
+
+    /// A time as `<seconds>.<nanoseconds>`: whole seconds since 1970
+    /// rounded down, then always nine digits (``ManifestFileSyntax/text(_:)``).
+    mutating func append(time: FileTimestamp) {
+        append(decimal: time.seconds)
+        append(byte: UInt8(ascii: "."))
+        append(digitsOf: UInt64(time.nanoseconds), radix: 10, width: 9)
+    }
+
+    mutating func append(hex digest: SHA256Digest) {
+        digest.writeHex(to: claim(64))
+    }
+
+    /// `value` in `radix` (lowercase digits), padded with zeros to `width`
+    /// (at most 64). Inlined, so that each caller's constant radix makes
+    /// its divisions multiplications.
+    @inline(__always)
+    mutating func append(digitsOf value: UInt64, radix: UInt64, width: Int) {
+        var digits = 1
+        var rest = value / radix
+        while rest > 0 {
+            digits += 1
+            rest /= radix
+        }
+        let length = max(digits, width)
+        let start = claim(length)
+        var next = start + length
+        rest = value
+        for _ in 0..<length {
+            let digit = UInt8(rest % radix)
+            next -= 1
+            next.initialize(to: digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+            rest /= radix
+        }
     }
 }

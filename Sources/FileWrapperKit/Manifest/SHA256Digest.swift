@@ -47,24 +47,22 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
 
     /// 64 lowercase hexadecimal digits.
     public var hex: String {
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        appendHex(to: &text)
-        return String(decoding: text, as: UTF8.self)
+        String(unsafeUninitializedCapacity: 64) { text in
+            writeHex(to: text.baseAddress!)
+            return 64
+        }
     }
 
     public var description: String { hex }
 
-    /// Appends the 64 lowercase hexadecimal digits to `text`.
-    func appendHex(to text: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
-            withUnsafeBytes { bytes in
-                for (index, byte) in bytes.enumerated() {
-                    digits[2 * index] = Self.digit(byte >> 4)
-                    digits[2 * index + 1] = Self.digit(byte & 15)
-                }
+    /// Writes the 64 lowercase hexadecimal digits to the uninitialized
+    /// memory at `text`.
+    func writeHex(to text: UnsafeMutablePointer<UInt8>) {
+        withUnsafeBytes { bytes in
+            for (index, byte) in bytes.enumerated() {
+                (text + 2 * index).initialize(to: Self.digit(byte >> 4))
+                (text + 2 * index + 1).initialize(to: Self.digit(byte & 15))
             }
-            text.append(contentsOf: digits)
         }
     }
 
