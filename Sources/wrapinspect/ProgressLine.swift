@@ -7,10 +7,12 @@ import Foundation
 /// a second; it is erased when the work ends.
 enum ProgressLine {
     /// Runs `work` with a ``ManifestProgress`` it counts into, showing
-    /// `reading PATH: N entries, S` while it runs.
-    static func showing<Result>(reading path: String, _ work: (ManifestProgress) throws -> Result) throws -> Result {
+    /// `reading PATH: N entries, S` while it runs; with none where no line
+    /// can be shown, so that the readers' threads do not count for nothing
+    /// (one shared counter costs them a cache line passed back and forth).
+    static func showing<Result>(reading path: String, _ work: (ManifestProgress?) throws -> Result) throws -> Result {
+        guard isatty(STDERR_FILENO) == 1 else { return try work(nil) }
         let progress = ManifestProgress()
-        guard isatty(STDERR_FILENO) == 1 else { return try work(progress) }
         let queue = DispatchQueue(label: "wrapinspect.progress")
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(200))
