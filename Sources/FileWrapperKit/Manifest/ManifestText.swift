@@ -182,12 +182,12 @@ struct TextCursor {
     }
 
     /// Whether all of `bytes` are ASCII, and whether one of them needs a
-    /// JSON escape (a control character, `"` or `\\`). Eight bytes at a
-    /// time: a name is read here once for every entry of a manifest.
+    /// JSON escape (a control character, DEL, `"` or `\`). Eight bytes at
+    /// a time: a name is read here once for every entry of a manifest.
     private static func classify(_ bytes: UnsafeRawBufferPointer) -> (isASCII: Bool, needsEscapes: Bool) {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits = ones << 7
-        /// The high bit of each byte of `word` that is zero (`word` has no high bits set).
+        /// Nonzero when a byte of `word` is zero.
         func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highBits }
         var high: UInt64 = 0
         var special: UInt64 = 0
