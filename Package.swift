@@ -12,7 +12,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
@@ -29,13 +28,15 @@ let package = Package(
         // Linux calls that Swift's Glibc module does not export
         // (renameat2, copy_file_range, syncfs, the *xattr family).
         .target(name: "CFileSystem"),
+        // SHA-256 with its state on the stack, on the SHA instructions where
+        // the processor has them: manifests hash tens of thousands of short inputs.
+        .target(name: "CSHA256"),
         .target(
             name: "FileWrapperKit",
             dependencies: [
                 "CFileSystem",
+                "CSHA256",
                 .product(name: "SystemPackage", package: "swift-system"),
-                // SHA-256 for manifests and the tree digest (BoringSSL's, with the SHA instructions).
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
@@ -81,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FileWrapperKitTests",
-            dependencies: ["FileWrapperKit", "CFileSystem", "TestSupport", "fwk-test-child"]
+            dependencies: ["FileWrapperKit", "CFileSystem", "CSHA256", "TestSupport", "fwk-test-child"]
         ),
         .testTarget(
             name: "FileWrapperArchiveTests",

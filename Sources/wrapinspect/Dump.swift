@@ -94,7 +94,7 @@ struct Dump: ParsableCommand {
             ) { archived, contents in
                 var entry = ManifestEntry(archived)
                 if digests, archived.kind == .regularFile {
-                    (entry.contentDigest, entry.size) = try ContentHasher.digest(of: contents.forEachBlock)
+                    (entry.contentDigest, entry.size) = try SHA256Hasher.digest(of: contents.forEachBlock)
                 }
                 count += 1
                 bytes += entry.size ?? 0

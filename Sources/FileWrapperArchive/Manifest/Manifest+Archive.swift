@@ -50,7 +50,7 @@ struct ArchiveManifestReader {
                 entry.contentDigest = entries[file].contentDigest
             case .regularFile:
                 if hashingContents {
-                    (entry.contentDigest, entry.size) = try ContentHasher.digest(progress: progress, of: contents.forEachBlock)
+                    (entry.contentDigest, entry.size) = try SHA256Hasher.digest(progress: progress, of: contents.forEachBlock)
                 }
                 if let path = ManifestPath.normalized(archived.pathBytes) {
                     files[path] = entries.count

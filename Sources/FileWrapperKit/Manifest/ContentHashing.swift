@@ -17,7 +17,7 @@ enum ContentHashing {
     static func digest(
         of fd: CInt, size: Int64, buffer: UnsafeMutableRawBufferPointer, progress: ManifestProgress?, path: Syscall.Path
     ) throws(FileWrapperError) -> SHA256Digest {
-        var hasher = ContentHasher()
+        var hasher = SHA256Hasher()
         var total: Int64 = 0
         while true {
             let count = try Syscall.retrying("read", path) { Glibc.read(fd, buffer.baseAddress!, buffer.count) }

@@ -24,7 +24,7 @@ extension Manifest {
                 entry.extendedAttributes = current.attributes.extendedAttributes.mapValues { Array($0) }
                 entry.size = current.regularFileSize.map(Int64.init)
                 if hashingContents {
-                    (entry.contentDigest, entry.size) = try ContentHasher.digest { try current.forEachContentsBlock($0) }
+                    (entry.contentDigest, entry.size) = try SHA256Hasher.digest { try current.forEachContentsBlock($0) }
                 }
             }
             try builder.add(entry)

@@ -1,4 +1,4 @@
-import Crypto
+import CSHA256
 
 /// A SHA-256 digest: 32 bytes, compared and hashed cheaply, shown as 64
 /// lowercase hexadecimal digits.
@@ -33,16 +33,17 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         self.init(bytes: bytes)
     }
 
-    init(_ digest: SHA256.Digest) {
+    /// The digest that `write` puts into 32 bytes.
+    fileprivate init(writing write: (UnsafeMutableRawBufferPointer) -> Void) {
         words = (0, 0, 0, 0)
-        withUnsafeMutableBytes { target in digest.withUnsafeBytes { target.copyBytes(from: $0) } }
+        withUnsafeMutableBytes(write)
     }
 
     /// The digest of `data`, in one call.
     public static func of(_ data: some Sequence<UInt8>) -> SHA256Digest {
-        var hasher = SHA256()
-        hasher.update(data: Array(data))
-        return SHA256Digest(hasher.finalize())
+        var hasher = SHA256Hasher()
+        hasher.update(Array(data))
+        return hasher.finalize()
     }
 
     /// 64 lowercase hexadecimal digits.
@@ -98,29 +99,36 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// SHA-256 fed in pieces, for contents that stream.
-public struct ContentHasher: Sendable {
-    private var hasher = SHA256()
+/// SHA-256 fed in pieces: contents that stream, and the encodings of the
+/// tree digest. Its state is a value, so a hash allocates nothing.
+public struct SHA256Hasher: Sendable {
+    private var context = csha256_context()
 
-    public init() {}
+    public init() {
+        csha256_init(&context)
+    }
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        hasher.update(bufferPointer: bytes)
+        csha256_update(&context, bytes.baseAddress, bytes.count)
+    }
+
+    public mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
     }
 
     public consuming func finalize() -> SHA256Digest {
-        SHA256Digest(hasher.finalize())
+        SHA256Digest { csha256_final(&context, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
     }
 }
 
-extension ContentHasher {
+extension SHA256Hasher {
     /// The digest and length of contents that `forEachBlock` hands over in
     /// blocks, each block's bytes counted into `progress`.
     package static func digest(
         progress: ManifestProgress? = nil,
         of forEachBlock: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws -> (digest: SHA256Digest, size: Int64) {
-        var hasher = ContentHasher()
+        var hasher = SHA256Hasher()
         var size: Int64 = 0
         try forEachBlock { block in
             hasher.update(block)

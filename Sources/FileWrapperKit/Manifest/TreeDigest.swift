@@ -1,5 +1,3 @@
-import Crypto
-
 /// The digests of a tree, computed bottom up like a Merkle tree. The
 /// encoding is specified in `docs/tree-digest.md`; this is its one
 /// implementation.
@@ -18,42 +16,42 @@ public enum TreeDigest {
     /// The tree digest of an entry that is not a directory; `nil` for a
     /// file without a content digest.
     static func node(_ entry: ManifestEntry) -> SHA256Digest? {
-        var hasher = SHA256()
+        var hasher = SHA256Hasher()
         switch entry.contentKind {
         case .file, .hardLink:
             guard let content = entry.contentDigest else { return nil }
-            withUnsafeBytes(of: (UInt8(ascii: "f"), UInt8(entry.isExecutable ? 1 : 0))) { hasher.update(bufferPointer: $0) }
-            content.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            withUnsafeBytes(of: (UInt8(ascii: "f"), UInt8(entry.isExecutable ? 1 : 0))) { hasher.update($0) }
+            content.withUnsafeBytes { hasher.update($0) }
         case .symlink:
-            withUnsafeBytes(of: UInt8(ascii: "l")) { hasher.update(bufferPointer: $0) }
-            entry.linkTarget?.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            withUnsafeBytes(of: UInt8(ascii: "l")) { hasher.update($0) }
+            entry.linkTarget?.withUnsafeBytes { hasher.update($0) }
         case .other:
-            withUnsafeBytes(of: UInt8(ascii: "o")) { hasher.update(bufferPointer: $0) }
+            withUnsafeBytes(of: UInt8(ascii: "o")) { hasher.update($0) }
         case .directory:
             preconditionFailure("a directory's digests come from TreeDigest.Directory")
         }
-        return SHA256Digest(hasher.finalize())
+        return hasher.finalize()
     }
 
     /// The metadata digest of an entry that is not a directory.
     static func metadata(_ entry: ManifestEntry) -> SHA256Digest {
-        var hasher = SHA256()
+        var hasher = SHA256Hasher()
         updateMetadata(&hasher, entry)
-        return SHA256Digest(hasher.finalize())
+        return hasher.finalize()
     }
 
     /// The digests of a directory, its children given one by one in
     /// manifest order (by name), so that no list of them is kept.
     struct Directory {
         /// `nil` once a child has no tree digest: then neither has the directory.
-        private var tree: SHA256?
-        private var metadata = SHA256()
+        private var tree: SHA256Hasher?
+        private var metadata = SHA256Hasher()
         /// One child's length, name and digest, gathered for one update.
         private var scratch: [UInt8] = []
 
         init(_ entry: ManifestEntry) {
-            var tree = SHA256()
-            tree.update(data: [UInt8(ascii: "d")])
+            var tree = SHA256Hasher()
+            tree.update([UInt8(ascii: "d")])
             self.tree = tree
             TreeDigest.updateMetadata(&metadata, entry)
         }
@@ -63,16 +61,16 @@ public enum TreeDigest {
         mutating func add(name: ArraySlice<UInt8>, tree childTree: SHA256Digest?, metadata childMetadata: SHA256Digest) {
             if let childTree, tree != nil {
                 gather(name, childTree)
-                tree!.update(data: scratch)
+                tree!.update(scratch)
             } else {
                 tree = nil
             }
             gather(name, childMetadata)
-            metadata.update(data: scratch)
+            metadata.update(scratch)
         }
 
         consuming func finalize() -> (tree: SHA256Digest?, metadata: SHA256Digest) {
-            (tree.map { SHA256Digest($0.finalize()) }, SHA256Digest(metadata.finalize()))
+            (tree.map { $0.finalize() }, metadata.finalize())
         }
 
         private mutating func gather(_ name: ArraySlice<UInt8>, _ digest: SHA256Digest) {
@@ -86,7 +84,7 @@ public enum TreeDigest {
     /// Feeds `fields(e)` of the specification to `hasher`: the fixed-size
     /// fields gathered on the stack (this runs for every entry), then the
     /// extended attributes, if any.
-    private static func updateMetadata(_ hasher: inout SHA256, _ entry: ManifestEntry) {
+    private static func updateMetadata(_ hasher: inout SHA256Hasher, _ entry: ManifestEntry) {
         // No attributes and unknown ones encode alike, so that a form that
         // cannot hold them (an archive, an mtree) agrees with a bundle without.
         let attributes = entry.extendedAttributes.flatMap { $0.isEmpty ? nil : $0 }
@@ -121,7 +119,7 @@ public enum TreeDigest {
                 put(0, width: 1)
             }
             put(attributes == nil ? 0 : 1, width: 1)
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[..<count])))
+            hasher.update(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[..<count])))
         }
         guard let attributes else { return }
         var bytes: [UInt8] = []
@@ -130,7 +128,7 @@ public enum TreeDigest {
             appendCounted(Array(name.utf8), to: &bytes)
             appendCounted(value, to: &bytes)
         }
-        hasher.update(data: bytes)
+        hasher.update(bytes)
     }
 
     private static func kindCode(_ kind: ManifestEntry.Kind) -> UInt8 {

@@ -10,9 +10,9 @@ let benchmarks: @Sendable () -> Void = {
     let configuration = Benchmark.Configuration.microbenchmark(measuresBytes: true)
 
     // In 1 MiB blocks, as the manifest's hashing reads files.
-    Benchmark("ContentHasher, 64 MiB in memory", configuration: configuration) { (benchmark, bytes: [UInt8]) in
+    Benchmark("SHA256Hasher, 64 MiB in memory", configuration: configuration) { (benchmark, bytes: [UInt8]) in
         benchmark.measuringBytes(bytes.count) {
-            var hasher = ContentHasher()
+            var hasher = SHA256Hasher()
             let block = 1 << 20
             bytes.withUnsafeBytes { buffer in
                 for start in stride(from: 0, to: buffer.count, by: block) {
