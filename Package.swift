@@ -54,7 +54,10 @@ let package = Package(
         .executableTarget(
             name: "wrapinspect",
             dependencies: [
-                "FileWrapperDocument",
+                // Not FileWrapperDocument: the inspector needs no document
+                // layer, and leaving it (and OpenCombine) out makes a
+                // smaller program that starts sooner.
+                "FileWrapperArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

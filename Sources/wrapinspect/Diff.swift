@@ -1,5 +1,5 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperKit
 import Foundation
 
 /// `wrapinspect diff A B`: what changed from one tree to another, whatever

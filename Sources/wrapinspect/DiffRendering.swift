@@ -1,4 +1,3 @@
-import FileWrapperDocument
 import FileWrapperKit
 import Foundation
 import Glibc

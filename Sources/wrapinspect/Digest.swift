@@ -1,5 +1,5 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperKit
 import Foundation
 
 /// `wrapinspect digest PATH`: the tree digest, the same for a bundle and

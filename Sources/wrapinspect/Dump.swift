@@ -1,5 +1,5 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperArchive
+import FileWrapperKit
 import Foundation
 
 /// How the commands that take any input (a bundle, a flat file, an archive

@@ -1,5 +1,6 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperArchive
+import FileWrapperKit
 import Foundation
 
 /// `wrapinspect pack SOURCE ARCHIVE`: a bundle (or a single file) into an archive.

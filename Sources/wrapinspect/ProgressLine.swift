@@ -1,5 +1,5 @@
 import Dispatch
-import FileWrapperDocument
+import FileWrapperKit
 import Foundation
 
 /// A line on standard error that shows how far long work has come, only

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperKit
 import Foundation
 
 extension ManifestFileFormat: ExpressibleByArgument {}

@@ -1,4 +1,4 @@
-import FileWrapperDocument
+import FileWrapperKit
 import Foundation
 
 /// The lines `dump` prints for a manifest: its entries in manifest order

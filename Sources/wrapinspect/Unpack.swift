@@ -1,5 +1,6 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperArchive
+import FileWrapperKit
 import Foundation
 
 /// `wrapinspect unpack ARCHIVE DESTINATION`: an archive into a new directory, safely.

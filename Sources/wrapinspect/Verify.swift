@@ -1,5 +1,6 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperArchive
+import FileWrapperKit
 import Foundation
 
 /// `wrapinspect verify PATH`: does the tree survive a bundle and each archive format?

@@ -1,5 +1,6 @@
 import ArgumentParser
-import FileWrapperDocument
+import FileWrapperArchive
+import FileWrapperKit
 import Foundation
 
 /// The `wrapinspect` command line: a root that dispatches to one
