@@ -23,11 +23,24 @@ struct WrapInspect: ParsableCommand {
     /// `main()`, but exits with status 2 (not 64 or 1) for bad usage and for
     /// errors, and prints errors as `wrapinspect: <description>`.
     static func main() {
+        readTimeZoneOnce()
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
             exit(for: error)
+        }
+    }
+
+    /// Names the default time zone file in `TZ` when `TZ` is unset.
+    /// libarchive turns every zip entry's MS-DOS time into a Unix time with
+    /// `mktime`, and glibc's `mktime`, with `TZ` unset, checks
+    /// `/etc/localtime` with a `stat` at each call (41,000 of them to read
+    /// w1's zip). Named, the same file is read once. Set before any thread
+    /// starts: `setenv` is not safe beside other threads.
+    private static func readTimeZoneOnce() {
+        if getenv("TZ") == nil {
+            setenv("TZ", ":/etc/localtime", 0)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `wrapinspect pack` and `unpack` as a user runs them: the sample through
 /// every format and back, refusals with exit status 2 naming the archive,
@@ -111,6 +112,28 @@ struct PackUnpackTests {
         #expect(zip.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04]))
         #expect(zip[zip.startIndex + 8] == 0 && zip[zip.startIndex + 9] == 0)
         #expect(zip.dropFirst(30).prefix(8) == Data("mimetype".utf8))
+    }
+
+    /// libarchive turns each zip entry's MS-DOS time into a Unix time with
+    /// `mktime`, and with `TZ` unset glibc's `mktime` checks /etc/localtime
+    /// at every call, twice an entry. wrapinspect names the file in `TZ`, so
+    /// it is read once. Counted with strace, `TZ` taken out of the environment.
+    @Test func unpackingAZipChecksTheTimeZoneFileOnceNotPerEntry() throws {
+        let journal = try SampleJournal()
+        try FileManager.default.createDirectory(at: journal.url("Many"), withIntermediateDirectories: false)
+        for index in 0..<100 { try journal.createFile("Many/\(index).txt", size: 10) }
+        let pack = try WrapInspectProcess.run(["pack", "Travel.journal", "Travel.zip"], in: journal.directory)
+        try #require(pack.status == 0, "\(pack.stderr)")
+        let wrapinspect = try #require(WrapInspectProcess.executableURL).path
+        let file = { (name: String) in journal.directory.appendingPathComponent(name).path }
+        let trace = file("trace.txt")
+        let result = try Disk.run("/usr/bin/env", [
+            "-u", "TZ", "strace", "-f", "-qq", "-e", "trace=newfstatat,stat,lstat,statx", "-o", trace,
+            wrapinspect, "unpack", file("Travel.zip"), file("Out"),
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let checks = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("\"/etc/localtime\"") }
+        #expect(checks.count <= 2, "\(checks.count) checks of /etc/localtime to unpack 116 entries")
     }
 
     @Test(arguments: [

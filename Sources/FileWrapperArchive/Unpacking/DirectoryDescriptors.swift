@@ -25,7 +25,7 @@ final class OpenDirectory: Sendable {
 /// entries.
 final class DirectoryDescriptors {
     private let root: OpenDirectory
-    private var open: [[UInt8]: OpenDirectory] = [:]
+    private var open: [PathKey: OpenDirectory] = [:]
     private let capacity = 64
     /// Builds a path for an error message.
     private let display: ([String]) -> String
