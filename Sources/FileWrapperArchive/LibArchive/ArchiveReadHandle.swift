@@ -154,18 +154,34 @@ final class ArchiveReadHandle {
         }
     }
 
+    /// The archive's bytes, to read beside libarchive, and where the current
+    /// entry's data begins in them (counted from the archive's start), once
+    /// its header is read: for an archive file or bytes in memory read
+    /// without a filter; nil otherwise.
+    var unfilteredInput: (source: ArchiveReadSource, dataOffset: Int64)? {
+        guard let source, source.size != nil,
+              archive_filter_count(archive) == 1, archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE
+        else { return nil }
+        // What the format's reader has consumed: up to this entry's data.
+        return (source, archive_filter_bytes(archive, 0))
+    }
+
     /// Where the current entry's contents lie, byte for byte, in the archive
     /// file, before any of them is read: the archive's descriptor and the
     /// offset of the first byte. Only a tar file read without a filter keeps
     /// them so, and not for a sparse entry; nil otherwise. The caller may
     /// copy them from there, then ``skipData(entry:)``.
     var storedContents: (fd: CInt, offset: Int64)? {
-        guard let file = source?.file, !entryIsSparse,
-              archive_filter_count(archive) == 1, archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE,
-              formatFamily == ARCHIVE_FORMAT_TAR
+        guard let (source, dataOffset) = unfilteredInput, let file = source.file,
+              !entryIsSparse, formatFamily == ARCHIVE_FORMAT_TAR
         else { return nil }
-        // What the tar reader has consumed: every header up to this entry's data.
-        return (file.fd, file.start + archive_filter_bytes(archive, 0))
+        return (file.fd, file.start + dataOffset)
+    }
+
+    /// Whether the archive is a zip (read from its central directory when
+    /// the input can seek, as an unfiltered one can).
+    var isZip: Bool {
+        formatFamily == ARCHIVE_FORMAT_ZIP
     }
 
     /// Passes over the current entry's contents (seeking, where the archive

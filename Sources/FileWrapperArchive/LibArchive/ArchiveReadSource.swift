@@ -23,6 +23,9 @@ final class ArchiveReadSource {
     private var pending: [UInt8] = []
     /// Where descriptor reads land; libarchive keeps a block until the next read.
     private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    /// Where the bytes in `block` lie, counted from the start, and how many there are.
+    private var blockOffset: Int64 = 0
+    private var blockCount = 0
     /// The failure of a read, for the error that libarchive's status stands for.
     private(set) var error: ArchiveError?
     /// The input's first bytes (up to ``ArchiveReadFormats/headLength``).
@@ -112,7 +115,30 @@ final class ArchiveReadSource {
         return nil
     }
 
-    private var size: Int64? {
+    /// Copies the `buffer.count` bytes at `offset` from the start, reading
+    /// beside libarchive: from the block it was given last when they are
+    /// there (the data after a header usually is), else from the file or
+    /// memory. False when they cannot all be read, a stream's in particular;
+    /// any error is left for libarchive to meet.
+    func copyBytes(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard offset >= 0 else { return false }
+        if case .stream = input { return false }
+        if offset >= blockOffset, offset - blockOffset + Int64(buffer.count) <= Int64(blockCount) {
+            let start = Int(offset - blockOffset)
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: block[start..<(start + buffer.count)]))
+            return true
+        }
+        var count = 0
+        while count < buffer.count {
+            let got = readOnce(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: offset + Int64(count))
+            guard got > 0 else { return false }
+            count += got
+        }
+        return true
+    }
+
+    /// The input's size from the start; nil for a stream.
+    var size: Int64? {
         switch input {
         case .memory(let memory): Int64(memory.bytes.count)
         case .file(_, _, let size): size
@@ -139,15 +165,25 @@ final class ArchiveReadSource {
         }
         let count = readInput(into: block, at: position)
         guard count >= 0 else { return -1 }
+        (blockOffset, blockCount) = (position, count)
         buffer.pointee = UnsafeRawPointer(block.baseAddress)
         position += Int64(count)
         return count
     }
 
     /// Reads descriptor bytes at `offset` from the start (`pread`), or the
-    /// next bytes of a stream (`read`), retrying `EINTR`; -1 after recording
-    /// the error.
+    /// next bytes of a stream (`read`); -1 after recording the error.
     private func readInput(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+        let count = readOnce(into: buffer, at: offset)
+        if count < 0 {
+            error = ArchiveError(.io, archive: name, message: "cannot read: \(String(cString: strerror(errno)))")
+        }
+        return count
+    }
+
+    /// Reads bytes at `offset` from the start, or a stream's next bytes,
+    /// retrying `EINTR`: how many (0 at the end), or -1 with `errno` set.
+    private func readOnce(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
         while true {
             let count: Int
             switch input {
@@ -162,10 +198,8 @@ final class ArchiveReadSource {
             case .stream(let fd):
                 count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             }
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            error = ArchiveError(.io, archive: name, message: "cannot read: \(String(cString: strerror(errno)))")
-            return -1
+            if count < 0, errno == EINTR { continue }
+            return count
         }
     }
 

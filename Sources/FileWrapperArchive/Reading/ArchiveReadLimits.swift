@@ -60,15 +60,16 @@ struct ContentBudget {
     }
 
     /// Counts `count` more bytes of `entry`; `handle` tells how much of the
-    /// archive has been read so far.
-    mutating func spend(_ count: Int, entry: String, handle: ArchiveReadHandle) throws {
+    /// archive has been read so far, unless `archiveBytesRead` says more
+    /// (the end of an entry's stored bytes read beside libarchive).
+    mutating func spend(_ count: Int, entry: String, handle: ArchiveReadHandle, archiveBytesRead: Int64? = nil) throws {
         bytes += Int64(count)
         if bytes > limits.maxBytes {
             throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry,
                                message: "the contents exceed the limit of \(limits.maxBytes) bytes", limit: .maxBytes)
         }
         guard bytes > limits.ratioGraceBytes else { return }
-        let archiveBytes = max(handle.archiveBytesRead, 1)
+        let archiveBytes = max(handle.archiveBytesRead, archiveBytesRead ?? 0, 1)
         if Double(bytes) > limits.maxRatio * Double(archiveBytes) {
             throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry, message:
                 "\(bytes) bytes of contents from \(archiveBytes) bytes of archive exceed the compression ratio limit of \(limits.maxRatio.formatted):1", limit: .maxRatio)

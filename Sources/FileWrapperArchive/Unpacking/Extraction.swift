@@ -7,7 +7,9 @@ import Glibc
 ///
 /// Checks, directories, symlinks, hard links and large files stay on this
 /// thread, in archive order; small regular files are read into memory and
-/// handed to ``FileWorkers``, which create them on the other cores.
+/// handed to ``FileWorkers``, which create them on the other cores. A small
+/// zip member goes to them as it is stored (found through ``ZipDirectory``),
+/// and a worker inflates it.
 final class Extraction {
     private let handle: ArchiveReadHandle
     private let place: UnpackDestination
@@ -25,6 +27,12 @@ final class Extraction {
     /// Where the bytes of large files, and of small ones whose size the
     /// header does not give, are read.
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileWorkers.largeFile, alignment: 16)
+    /// The small members of a zip read without a filter, found at its first
+    /// regular file; nil for any other archive.
+    private lazy var zipDirectory: ZipDirectory? = {
+        guard handle.isZip, let (source, _) = handle.unfilteredInput else { return nil }
+        return ZipDirectory(source: source, maxEntries: limits.maxEntries, maxSize: FileWorkers.largeFile)
+    }()
 
     init(handle: ArchiveReadHandle, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits) {
         self.handle = handle
@@ -152,6 +160,7 @@ final class Extraction {
             if let stored = handle.storedContents { return try copy(file, size: size, from: stored, display: display) }
             return try write(file, startingWith: [], display: display)
         }
+        if try submitZipMember(file, size: size) { return }
         let space = try workers.space(for: Int(size))
         let count = try fill(space, entry: file.entry)
         let contents = UnsafeRawBufferPointer(rebasing: space[..<count])
@@ -159,6 +168,22 @@ final class Extraction {
         let more = count < space.count ? 0 : try fill(buffer, entry: file.entry)
         guard more > 0 else { return workers.submit(file, contents: contents) }
         try write(file, startingWith: [contents, UnsafeRawBufferPointer(rebasing: buffer[..<more])], display: display)
+    }
+
+    /// Hands `file`, the current entry, to a worker as the stored bytes of
+    /// the small zip member it is, to be inflated and checked there; false
+    /// when it is not one that ``ZipDirectory`` finds, and libarchive is to
+    /// read it.
+    private func submitZipMember(_ file: NewFile, size: Int64) throws -> Bool {
+        guard let zipDirectory, let (source, dataOffset) = handle.unfilteredInput,
+              let member = zipDirectory.member(dataOffset: dataOffset, size: size)
+        else { return false }
+        let space = try workers.space(for: member.compressedSize)
+        guard source.copyBytes(at: member.offset, into: space) else { return false }
+        try budget.spend(member.size, entry: file.entry, handle: handle, archiveBytesRead: member.offset + Int64(member.compressedSize))
+        try handle.skipData(entry: file.entry)
+        workers.submit(file, contents: UnsafeRawBufferPointer(space), member: member)
+        return true
     }
 
     /// Makes the large `file` from contents that lie as they are in the

@@ -40,11 +40,13 @@ struct NewFile: Sendable {
 /// on it.
 ///
 /// The unpack's thread asks for ``space(for:)``, reads a file's bytes into
-/// it and ``submit(_:contents:)``s the file. The space comes from one buffer
-/// of ``capacity`` bytes, allocated once: files take it in the order they
-/// are submitted and give it back in that order, so memory stays flat
-/// whatever the files (an allocation a file, freed among the tree's lasting
-/// ones, left the heap growing). At most ``maxFiles`` files are in flight.
+/// it (or a small zip member's stored bytes, which the worker expands and
+/// checks) and ``submit(_:contents:member:)``s the file. The space comes
+/// from one buffer of ``capacity`` bytes, allocated once: files take it in
+/// the order they are submitted and give it back in that order, so memory
+/// stays flat whatever the files (an allocation a file, freed among the
+/// tree's lasting ones, left the heap growing). At most ``maxFiles`` files
+/// are in flight.
 /// Workers take their lane's files in order; after the first failure they
 /// take no more.
 /// The threads start with the first file and end in ``finish()`` or
@@ -71,6 +73,7 @@ final class FileWorkers: @unchecked Sendable {
         var lane: Int
         var start: Int
         var count: Int
+        var member: ZipMember?
         var isMade = false
     }
 
@@ -158,13 +161,15 @@ final class FileWorkers: @unchecked Sendable {
     }
 
     /// Queues `file` to be made with `contents`, bytes in the space that
-    /// ``space(for:)`` gave last.
-    func submit(_ file: NewFile, contents: UnsafeRawBufferPointer) {
+    /// ``space(for:)`` gave last: the file's own, or the stored bytes of
+    /// the zip `member` that it is.
+    func submit(_ file: NewFile, contents: UnsafeRawBufferPointer, member: ZipMember? = nil) {
         let start = contents.baseAddress! - UnsafeRawPointer(storage.baseAddress!)
         locked {
             let lane = laneChoice.lane(for: ObjectIdentifier(file.directory), queued: queued)
             if inFlight == 0 { tail = start }
-            slots[(oldest + inFlight) % Self.maxFiles] = Slot(file: file, sequence: nextSequence, lane: lane, start: start, count: contents.count)
+            slots[(oldest + inFlight) % Self.maxFiles] = Slot(
+                file: file, sequence: nextSequence, lane: lane, start: start, count: contents.count, member: member)
             inFlight += 1
             queued[lane] += 1
             nextSequence += 1
@@ -263,13 +268,31 @@ final class FileWorkers: @unchecked Sendable {
     /// to stop or until a file fails.
     private func work(lane: Int) {
         var made: (slot: Int, error: ArchiveError?)?
-        while let (slot, file, contents) = take(in: lane, after: made) {
-            do throws(FileWrapperError) {
+        var expander: ZipMemberExpander?
+        while let (slot, file, bytes, member) = take(in: lane, after: made) {
+            do throws(ArchiveError) {
+                let contents = if let member { try expand(member, stored: bytes, of: file, with: &expander) } else { bytes }
                 try make(file, contents: contents)
                 made = (slot, nil)
             } catch {
-                made = (slot, ArchiveError(.io, archive: archive, entry: file.entry, message: error.description))
+                made = (slot, error)
             }
+        }
+    }
+
+    /// The contents of `file`, the zip `member` stored as `stored`, expanded
+    /// and checked by the worker's `expander`, made at its first member.
+    private func expand(
+        _ member: ZipMember, stored: UnsafeRawBufferPointer, of file: NewFile, with expander: inout ZipMemberExpander?
+    ) throws(ArchiveError) -> UnsafeRawBufferPointer {
+        if expander == nil { expander = ZipMemberExpander(capacity: Self.largeFile) }
+        guard let expander else {
+            throw ArchiveError(.io, archive: archive, entry: file.entry, message: "zlib could not allocate an inflate stream")
+        }
+        do throws(ZipMemberExpander.Damage) {
+            return try expander.contents(of: member, stored: stored)
+        } catch {
+            throw ArchiveError(.corrupt, archive: archive, entry: file.entry, message: error.message)
         }
     }
 
@@ -277,7 +300,7 @@ final class FileWorkers: @unchecked Sendable {
     /// back space, and waking the unpack's thread when it may go on), then
     /// takes the next file of `lane` to make; nil once stopping or after a
     /// failure.
-    private func take(in lane: Int, after made: (slot: Int, error: ArchiveError?)?) -> (Int, NewFile, UnsafeRawBufferPointer)? {
+    private func take(in lane: Int, after made: (slot: Int, error: ArchiveError?)?) -> (Int, NewFile, UnsafeRawBufferPointer, ZipMember?)? {
         locked {
             if let made { markMade(made.slot, error: made.error) }
             while queued[lane] == 0, !stopping, failure == nil {
@@ -295,7 +318,7 @@ final class FileWorkers: @unchecked Sendable {
                 guard slot.lane == lane else { continue }
                 cursors[lane] = sequence
                 queued[lane] -= 1
-                return (index, slot.file, UnsafeRawBufferPointer(rebasing: storage[slot.start..<(slot.start + slot.count)]))
+                return (index, slot.file, UnsafeRawBufferPointer(rebasing: storage[slot.start..<(slot.start + slot.count)]), slot.member)
             }
         }
     }
@@ -328,12 +351,16 @@ final class FileWorkers: @unchecked Sendable {
     }
 
     /// Creates `file`, writes `contents` and sets its mode and time.
-    private func make(_ file: NewFile, contents: UnsafeRawBufferPointer) throws(FileWrapperError) {
+    private func make(_ file: NewFile, contents: UnsafeRawBufferPointer) throws(ArchiveError) {
         let path = { PathDisplay.join(self.destination, file.names) }
-        let fd = try file.create(path: path)
-        defer { Syscall.close(fd) }
-        try Syscall.writeAll(contents, to: fd, path: path)
-        try file.finish(fd, path: path)
+        do throws(FileWrapperError) {
+            let fd = try file.create(path: path)
+            defer { Syscall.close(fd) }
+            try Syscall.writeAll(contents, to: fd, path: path)
+            try file.finish(fd, path: path)
+        } catch {
+            throw ArchiveError(.io, archive: archive, entry: file.entry, message: error.description)
+        }
     }
 
     private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
