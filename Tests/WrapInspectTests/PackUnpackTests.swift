@@ -139,6 +139,39 @@ struct PackUnpackTests {
         #expect(checks.count <= 2, "\(checks.count) checks of /etc/localtime to unpack 116 entries")
     }
 
+    /// Files whose modes the umask leaves whole are created with them, a
+    /// `fchmod` saved on each; under a umask that would take bits they get
+    /// them with `fchmod`. Their modes come out exact either way. The calls
+    /// are counted with strace.
+    @Test(arguments: ["022", "027"])
+    func filesAreCreatedWithTheirModesWhereTheUmaskLeavesThem(umask: String) throws {
+        let journal = try SampleJournal()
+        let modes: [String: Int] = ["a": 0o644, "b": 0o755, "c": 0o600, "d": 0o444]
+        let file = { (name: String) in journal.directory.appendingPathComponent(name).path }
+        try FileManager.default.createDirectory(atPath: file("Modes"), withIntermediateDirectories: false)
+        for (name, mode) in modes {
+            try Data("ten bytes\n".utf8).write(to: URL(fileURLWithPath: file("Modes/\(name)")))
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file("Modes/\(name)"))
+        }
+        let pack = try WrapInspectProcess.run(["pack", "Modes", "Modes.tar"], in: journal.directory)
+        try #require(pack.status == 0, "\(pack.stderr)")
+        let wrapinspect = try #require(WrapInspectProcess.executableURL).path
+        let sanitizerOptions = ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? ""
+        let result = try Disk.run("/bin/sh", [
+            "-c", "umask \(umask) && exec env ASAN_OPTIONS=\(sanitizerOptions)detect_leaks=0 strace -f -qq -e trace=fchmod -o \"$@\"",
+            "sh", file("trace.txt"), wrapinspect, "unpack", file("Modes.tar"), file("Out"),
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+
+        let calls = try String(contentsOfFile: file("trace.txt"), encoding: .utf8).split(separator: "\n").filter { $0.contains("fchmod(") }
+        // One for the destination's own directory; under 027, one for each file but c.
+        #expect(calls.count == (umask == "022" ? 1 : 1 + 3), "\(calls)")
+        for (name, mode) in modes {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file("Out/\(name)"))
+            #expect(attributes[.posixPermissions] as? Int == mode, "\(name)")
+        }
+    }
+
     @Test(arguments: [
         (["pack", "Travel.journal", "Travel.rar"], "wrapinspect: Cannot tell the format from \"Travel.rar\""),
         (["pack", "--format", "rar", "Travel.journal", "x"], "wrapinspect: Unknown format \"rar\""),

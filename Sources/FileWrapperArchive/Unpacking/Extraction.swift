@@ -19,6 +19,9 @@ final class Extraction {
     private var tree = UnpackedTree()
     private(set) var entries = 0
     private(set) var budget: ContentBudget
+    /// The process's umask, read once; files whose modes it leaves whole
+    /// are created with them.
+    private let umask = NewFile.processUmask()
     /// Directories' modes and times, applied at the end, deepest first:
     /// before that, each must stay writable and its time would change with
     /// every entry made in it. Directories made only as parents get 0755
@@ -110,7 +113,8 @@ final class Extraction {
             directoryAttributes.append((names, Self.safeMode(header.permissions), modified))
         case S_IFREG:
             try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(names) }
-            let file = NewFile(directory: parent, name: name, names: names, entry: path, mode: Self.safeMode(header.permissions), modified: modified)
+            let file = NewFile(directory: parent, name: name, names: names, entry: path, mode: Self.safeMode(header.permissions),
+                               modified: modified, umask: umask)
             try make(file, size: header.size, display: display)
         default:
             let target = header.symlinkTarget ?? []

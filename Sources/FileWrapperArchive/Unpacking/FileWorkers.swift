@@ -14,17 +14,47 @@ struct NewFile: Sendable {
     let mode: mode_t
     /// `Syscall.omitTime` keeps the time it was made.
     let modified: timespec
+    /// Whether `openat` gives it `mode` itself: when the process's umask
+    /// takes none of its bits, a `fchmod` a file is saved.
+    let isCreatedWithMode: Bool
+
+    init(directory: OpenDirectory, name: String, names: [String], entry: String, mode: mode_t, modified: timespec, umask: mode_t?) {
+        self.directory = directory
+        self.name = name
+        self.names = names
+        self.entry = entry
+        self.mode = mode
+        self.modified = modified
+        isCreatedWithMode = umask.map { mode & $0 == 0 } ?? false
+    }
 
     /// Creates it empty, with `openat(O_CREAT | O_EXCL | O_NOFOLLOW)`.
     func create(path: Syscall.Path) throws(FileWrapperError) -> CInt {
-        try Syscall.open(name, in: directory.fd, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: path)
+        try Syscall.open(name, in: directory.fd, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+                         mode: isCreatedWithMode ? mode : 0o600, path: path)
     }
 
-    /// Gives the written file its mode and time (`fchmod`, `futimens`).
+    /// Gives the written file its mode, unless it was created with it, and
+    /// its time (`fchmod`, `futimens`).
     func finish(_ fd: CInt, path: Syscall.Path) throws(FileWrapperError) {
-        try Syscall.retrying("fchmod", path) { fchmod(fd, mode) }
+        if !isCreatedWithMode { try Syscall.retrying("fchmod", path) { fchmod(fd, mode) } }
         let times = [Syscall.omitTime, modified]
         try Syscall.retrying("futimens", path) { futimens(fd, times) }
+    }
+
+    /// The process's umask, as the kernel shows it in /proc/self/status
+    /// (Linux 4.7 on); nil where it does not. `umask(2)` cannot read it
+    /// without setting it, racing the threads that create files meanwhile.
+    static func processUmask() -> mode_t? {
+        let fd = Glibc.open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let status = String(decoding: bytes[..<count], as: UTF8.self)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }) else { return nil }
+        return mode_t(String(line.dropFirst("Umask:".count).filter { $0 != "\t" && $0 != " " }), radix: 8)
     }
 }
 
