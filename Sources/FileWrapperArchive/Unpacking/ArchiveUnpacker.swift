@@ -52,7 +52,8 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 ///
 /// Entries are read and checked in order on the calling thread; files up to
 /// 128 KiB are created by worker threads, one a processor, which have all
-/// ended when `unpack` returns or throws.
+/// ended when `unpack` returns or throws. The workers also inflate small zip
+/// members and check their sizes and CRC-32s.
 public enum ArchiveUnpacker {
     /// Unpacks the archive at `archive` into the directory `destination`,
     /// which must not exist unless `options.replacesExisting`.
