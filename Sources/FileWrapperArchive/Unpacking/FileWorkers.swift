@@ -322,7 +322,7 @@ final class FileWorkers: @unchecked Sendable {
         do throws(ZipMemberExpander.Damage) {
             return try expander.contents(of: member, stored: stored)
         } catch {
-            throw ArchiveError(.corrupt, archive: archive, entry: file.entry, message: error.message)
+            throw ArchiveError(error.code, archive: archive, entry: file.entry, message: error.message)
         }
     }
 

@@ -222,8 +222,10 @@ private struct LittleEndianBytes {
 /// bytes, give exactly the size the central directory gives, and have its
 /// CRC-32. One inflate stream and one buffer of the largest size, reused.
 final class ZipMemberExpander {
-    /// What is wrong with a member's data, said for an error.
+    /// What is wrong with a member's data, said for an error: `.corrupt`,
+    /// or `.io` when zlib could not allocate its window.
     struct Damage: Error {
+        var code: ArchiveError.Code = .corrupt
         var message: String
     }
 
@@ -265,7 +267,7 @@ final class ZipMemberExpander {
             case .damaged:
                 throw Damage(message: "the compressed data is damaged (not a valid deflate stream)")
             case .outOfMemory:
-                throw Damage(message: "zlib could not allocate memory to inflate it")
+                throw Damage(code: .io, message: "zlib could not allocate memory to inflate it")
             }
         }
         let crc = UInt32(truncatingIfNeeded: crc32_z(0, contents.baseAddress?.assumingMemoryBound(to: Bytef.self), contents.count))
