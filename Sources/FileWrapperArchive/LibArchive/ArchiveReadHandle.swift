@@ -94,7 +94,6 @@ final class ArchiveReadHandle {
     /// An entry's header, as libarchive decoded it.
     struct Header {
         var path: String?
-        var rawPath: String
         var type: mode_t
         var permissions: UInt16
         var modified: (seconds: Int64, nanoseconds: Int32)
@@ -105,6 +104,9 @@ final class ArchiveReadHandle {
         /// The path's bytes as libarchive gives them (`nil` if it cannot convert them).
         var pathBytes: [UInt8]?
         var hardlinkBytes: [UInt8]?
+        /// The path's bytes as text, for errors about an entry refused
+        /// before its path is checked.
+        var rawPath: String { String(decoding: pathBytes ?? [], as: UTF8.self) }
         /// `nil` when the archive does not say.
         var size: Int64?
         var modifiedIsSet: Bool
@@ -127,16 +129,14 @@ final class ArchiveReadHandle {
             guard let entry else { return nil }
             entries += 1
             entryIsSparse = archive_entry_sparse_count(entry) > 0
-            let rawPath = archive_entry_pathname(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) } ?? ""
             return Header(
-                path: archive_entry_pathname_utf8(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) },
-                rawPath: rawPath,
+                path: archive_entry_pathname_utf8(entry).map(Self.string),
                 type: mode_t(archive_entry_filetype(entry)),
                 permissions: UInt16(archive_entry_perm(entry) & 0o7777),
                 modified: (Int64(archive_entry_mtime(entry)), Int32(archive_entry_mtime_nsec(entry))),
                 owner: (UInt32(truncatingIfNeeded: archive_entry_uid(entry)), UInt32(truncatingIfNeeded: archive_entry_gid(entry))),
                 symlinkTarget: archive_entry_symlink(entry).map(Self.bytes),
-                hardlinkTarget: archive_entry_hardlink_utf8(entry).map { String(decoding: Self.bytes($0), as: UTF8.self) },
+                hardlinkTarget: archive_entry_hardlink_utf8(entry).map(Self.string),
                 isEncrypted: archive_entry_is_encrypted(entry) != 0,
                 pathBytes: archive_entry_pathname(entry).map(Self.bytes),
                 hardlinkBytes: archive_entry_hardlink(entry).map(Self.bytes),
@@ -228,6 +228,11 @@ final class ArchiveReadHandle {
     }
 
     private static func bytes(_ string: UnsafePointer<CChar>) -> [UInt8] {
-        Array(UnsafeBufferPointer(start: string, count: strlen(string))).map { UInt8(bitPattern: $0) }
+        Array(UnsafeRawBufferPointer(start: string, count: strlen(string)))
+    }
+
+    /// A C string as text, each invalid UTF-8 sequence replaced by U+FFFD.
+    private static func string(_ string: UnsafePointer<CChar>) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: string, count: strlen(string)), as: UTF8.self)
     }
 }

@@ -27,6 +27,11 @@ final class Extraction {
     /// every entry made in it. Directories made only as parents get 0755
     /// and keep the time they were made.
     private var directoryAttributes: [(names: [String], mode: mode_t, modified: timespec?)] = []
+    /// The folder of the last entry and its descriptor. Entries in one
+    /// folder come one after another, and a directory in ``tree`` stays
+    /// one, so the next entry there needs neither the tree's checks of its
+    /// parents nor a lookup of the descriptor.
+    private var lastParent: (names: ArraySlice<String>, directory: OpenDirectory)?
     /// Where the bytes of large files, and of small ones whose size the
     /// header does not give, are read.
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileWorkers.largeFile, alignment: 16)
@@ -136,6 +141,8 @@ final class Extraction {
 
     /// Makes the missing directories above `names` and returns its parent.
     private func makeParents(of names: [String], entry: String) throws -> OpenDirectory {
+        let parentNames = names.dropLast()
+        if let lastParent, lastParent.names == parentNames { return lastParent.directory }
         let missing = try record(entry) { () throws(UnpackedTree.Conflict) in try tree.missingParents(of: names) }
         return try place.io(entry: entry) {
             for depth in missing {
@@ -144,14 +151,16 @@ final class Extraction {
                 tree.addImplicitDirectory(names[...depth])
                 directoryAttributes.append((Array(names[...depth]), 0o755, nil))
             }
-            return try directories.directory(names.dropLast())
+            let directory = try directories.directory(parentNames)
+            lastParent = (parentNames, directory)
+            return directory
         }
     }
 
     /// Makes `file` from the current entry's bytes: a worker does when they
     /// are no more than `FileWorkers.largeFile`, once they are read into the
     /// space it gives; this thread does, streaming them, otherwise.
-    private func make(_ file: NewFile, size: Int64?, display: @escaping Syscall.Path) throws {
+    private func make(_ file: NewFile, size: Int64?, display: Syscall.Path) throws {
         guard let size else {
             // Without a size in the header, a full buffer may be the start of a larger file.
             let count = try fill(buffer, entry: file.entry)
@@ -194,7 +203,7 @@ final class Extraction {
     /// archive file (an uncompressed tar's): libarchive skips them and the
     /// kernel copies them (`copy_file_range`), as `cp -a` copies a file,
     /// never through this process's memory.
-    private func copy(_ file: NewFile, size: Int64, from stored: (fd: CInt, offset: Int64), display: @escaping Syscall.Path) throws {
+    private func copy(_ file: NewFile, size: Int64, from stored: (fd: CInt, offset: Int64), display: Syscall.Path) throws {
         // Skipped first: a truncated archive fails as it does when read,
         // and the ratio limit counts the bytes skipped.
         try handle.skipData(entry: file.entry)
@@ -228,7 +237,7 @@ final class Extraction {
 
     /// Makes `file` on this thread: writes `first`, bytes of it already
     /// read, then the rest of the entry as it comes.
-    private func write(_ file: NewFile, startingWith first: [UnsafeRawBufferPointer], display: @escaping Syscall.Path) throws {
+    private func write(_ file: NewFile, startingWith first: [UnsafeRawBufferPointer], display: Syscall.Path) throws {
         workers.wake()
         try place.io(entry: file.entry) {
             let fd = try file.create(path: display)
@@ -241,7 +250,7 @@ final class Extraction {
 
     /// Writes the current entry's bytes to `fd` as they come, counting them
     /// against the byte and ratio limits.
-    private func writeContents(to fd: CInt, entry: String, display: @escaping Syscall.Path) throws {
+    private func writeContents(to fd: CInt, entry: String, display: Syscall.Path) throws {
         while true {
             let count = try handle.readData(into: buffer, entry: entry)
             if count == 0 { return }

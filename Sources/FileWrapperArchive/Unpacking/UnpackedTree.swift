@@ -32,6 +32,7 @@ struct UnpackedTree {
 
     static func key(_ names: ArraySlice<String>) -> PathKey {
         var key: [UInt8] = []
+        key.reserveCapacity(names.reduce(names.count) { $0 + $1.utf8.count })
         for name in names {
             if !key.isEmpty { key.append(UInt8(ascii: "/")) }
             key.append(contentsOf: name.utf8)
