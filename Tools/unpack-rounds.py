@@ -3,21 +3,21 @@
 
 Compares `wrapinspect unpack` builds with GNU tar (`tar -xf`, for tars),
 bsdtar (`bsdtar -xf`), Info-ZIP (`unzip -q`, for zips) and `cp -a` on one
-archive. Every round makes a new ext4 image (no journal, one inode
-per 4 KiB, as the root file system here, its inode tables written before
-it is mounted), loop-mounts it, copies the
-archive (and the source tree for `cp -a`) into it, and runs each tool once,
-into a new directory, with a `sync` before each; every other round takes
-the tools in reverse order. A fresh file system keeps each round free of
-the files that earlier rounds deleted: on ext4 without a journal, creating
-files near many deleted in the last minutes is slow (the kernel's
-`recently_deleted()` check), which made runs on the root file system vary
-by a factor of two.
+archive. Every round makes a new ext4 image (no journal, one inode per
+4 KiB as on the root file system here, inode tables written before it is
+mounted), loop-mounts it, copies the archive (and the source tree for
+`cp -a`) into it, and runs each tool once, into a new directory, with a
+`sync` before each; every other round takes the tools in reverse order. A
+fresh file system keeps each round free of the files that earlier rounds
+deleted: on ext4 without a journal, creating files near many deleted in
+the last minutes is slow (the kernel's `recently_deleted()` check), which
+made runs on the root file system vary by a factor of two.
 
 Prints, per tool, the median wall-clock, user and system time, and the
 median over rounds of its time divided by each peer's in the same round.
 
-Needs root (mount), mkfs.ext4, GNU tar, bsdtar and unzip. Example, from the repository root:
+Needs root (mount), mkfs.ext4, GNU tar, bsdtar and unzip. Example, from the
+repository root:
 
   Tools/unpack-rounds.py --archive w1.tar --source w1 --rounds 12 \\
       before=/tmp/wrapinspect-before after=.build/release/wrapinspect
@@ -34,10 +34,10 @@ import time
 MOUNT = "/mnt/fwk-unpack-rounds"
 
 
-def run(command, cwd=None):
+def run(command):
     """Runs `command`; returns wall-clock, user and system seconds."""
     start = time.monotonic()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -74,7 +74,9 @@ def main():
         sys.exit("each build is NAME=PATH")
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     size = int(arguments.image_size[:-1]) * units[arguments.image_size[-1]]
-    archive_name = "in" + os.path.basename(arguments.archive)[len(os.path.basename(arguments.archive).split(".")[0]):]
+    # `in` and the archive's endings (`.tar.gz`), which tell the tools its format.
+    _, dot, endings = os.path.basename(arguments.archive).partition(".")
+    archive_name = "in" + dot + endings
 
     def commands(round_directory):
         archive = os.path.join(MOUNT, archive_name)
