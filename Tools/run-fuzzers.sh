@@ -4,8 +4,8 @@
 #
 #   Tools/run-fuzzers.sh [SECONDS_PER_TARGET] [TARGET...]
 #
-# SECONDS_PER_TARGET defaults to 60; TARGET is fuzz-archive, fuzz-manifest,
-# fuzz-declarations or fuzz-tree-digest (default: all four). Corpora grow in
+# SECONDS_PER_TARGET defaults to 60; TARGET is fuzz-archive, fuzz-plain-tar,
+# fuzz-manifest, fuzz-declarations or fuzz-tree-digest (default: all five). Corpora grow in
 # Tools/Fuzz/.build-fuzz/corpus/<target> across runs (kept out of git);
 # crash, timeout, leak and out-of-memory inputs go to the artifacts folder
 # printed at the start. Prints per target: runs, seconds, coverage, result.
@@ -15,7 +15,7 @@ set -euo pipefail
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-archive fuzz-manifest fuzz-declarations fuzz-tree-digest)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-archive fuzz-plain-tar fuzz-manifest fuzz-declarations fuzz-tree-digest)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/Tools/Fuzz"
@@ -27,12 +27,13 @@ shared="$root/../shared/corpus"
 # `--sanitize fuzzer --sanitize address` alone gives swiftc two -sanitize=
 # flags, and swiftc keeps only the last: Swift code would get AddressSanitizer
 # but no coverage, and libFuzzer would be blind to it. The combined flag last
-# on the command line gives Swift code both.
+# on the command line gives Swift code both. -enable-testing lets
+# fuzz-plain-tar reach the library's internal reader.
 echo "building the fuzz targets (Tools/Fuzz, scratch $work)" >&2
 (cd "$fuzz" && swift build --scratch-path "$work" --sanitize fuzzer --sanitize address \
-    -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -v "Cannot export local symbol" >&2)
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 | grep -v "Cannot export local symbol" >&2)
 bin=$(cd "$fuzz" && swift build --scratch-path "$work" --sanitize fuzzer --sanitize address \
-    -Xswiftc -sanitize=fuzzer,address --show-bin-path)
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --show-bin-path)
 
 # Manifests of the sample document and of two archives, in every format,
 # by wrapinspect built normally (a libFuzzer build has no main of its own).
@@ -59,6 +60,10 @@ seed() {
             # -timeout (see Fuzz/RESULTS.md).
             [ -d "$shared" ] && find "$shared" -type f ! -name README.md ! -name '*_oom*' -exec cp -n {} "$dir/" \;
             find "$root/Fixtures/Hostile" -type f ! -name README.md -exec cp -n {} "$dir/" \; ;;
+        fuzz-plain-tar)
+            # Every tar there is: the corpus's (most of them odd) and the hostile fixtures.
+            [ -d "$shared" ] && find "$shared" -type f -name '*.tar' -exec cp -n {} "$dir/" \;
+            find "$root/Fixtures/Hostile" -type f -name '*.tar' -exec cp -n {} "$dir/" \; ;;
         fuzz-manifest) seed_manifests "$dir" ;;
         fuzz-declarations) find "$root/Fixtures/Documents" -type f ! -name README.md -exec cp -n {} "$dir/" \; ;;
         fuzz-tree-digest) ;;  # the input is an encoding of our own; libFuzzer starts from nothing
@@ -89,6 +94,7 @@ for target in "${targets[@]}"; do
     # Such blocks stay virtual until written, so the bound that matters is
     # -rss_limit_mb; single allocations up to 16 GiB are let through.
     [ "$target" = fuzz-archive ] && extra=(-max_len=65536 -malloc_limit_mb=16384)
+    [ "$target" = fuzz-plain-tar ] && extra=(-max_len=65536)
     # swift-corelibs-foundation leaks about 1 KB for every property list it
     # cannot parse (Tools/sanitizers/lsan.supp): a declarations run would pass 2 GiB after
     # some 2 million inputs, so it runs in rounds of a million.

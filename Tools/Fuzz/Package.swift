@@ -17,6 +17,12 @@ let package = Package(
             name: "fuzz-archive",
             dependencies: [.product(name: "FileWrapperArchive", package: "FileWrapperKit")]
         ),
+        // Tar bytes read by our plain tar reader and by libarchive, compared
+        // (internal API: the package is built with -enable-testing).
+        .executableTarget(
+            name: "fuzz-plain-tar",
+            dependencies: [.product(name: "FileWrapperArchive", package: "FileWrapperKit")]
+        ),
         // Manifest files (JSON, JSON Lines, mtree), decoded and round-tripped.
         .executableTarget(
             name: "fuzz-manifest",

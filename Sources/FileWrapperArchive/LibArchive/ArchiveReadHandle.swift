@@ -91,7 +91,8 @@ final class ArchiveReadHandle {
                            + "(ArchiveReadFormats.\(format.option) reads it; see ArchiveReadFormats for the risks)")
     }
 
-    /// An entry's header, as libarchive decoded it.
+    /// An entry's header, as libarchive decoded it (``PlainTarReader``
+    /// gives the same for the tars it reads).
     struct Header {
         var path: String?
         var type: mode_t
@@ -236,3 +237,5 @@ final class ArchiveReadHandle {
         String(decoding: UnsafeRawBufferPointer(start: string, count: strlen(string)), as: UTF8.self)
     }
 }
+
+extension ArchiveReadHandle: ArchiveEntryStream {}

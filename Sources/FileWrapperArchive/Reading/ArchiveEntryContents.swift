@@ -49,7 +49,7 @@ public final class ArchiveEntryContents {
             let count: Int
             do {
                 count = try handle.readData(into: buffer, entry: entry.pathForErrors)
-                try budget.content.spend(count, entry: entry.pathForErrors, handle: handle)
+                try budget.content.spend(count, entry: entry.pathForErrors, from: handle)
             } catch let error as ArchiveError {
                 failure = error
                 throw error

@@ -59,19 +59,19 @@ struct ContentBudget {
         self.limits = limits
     }
 
-    /// Counts `count` more bytes of `entry`; `handle` tells how much of the
+    /// Counts `count` more bytes of `entry`; `stream` tells how much of the
     /// archive has been read so far, unless `archiveBytesRead` says more
     /// (the end of an entry's stored bytes read beside libarchive).
-    mutating func spend(_ count: Int, entry: String, handle: ArchiveReadHandle, archiveBytesRead: Int64? = nil) throws {
+    mutating func spend(_ count: Int, entry: String, from stream: some ArchiveEntryStream, archiveBytesRead: Int64? = nil) throws {
         bytes += Int64(count)
         if bytes > limits.maxBytes {
-            throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry,
+            throw ArchiveError(.limitExceeded, archive: stream.name, entry: entry,
                                message: "the contents exceed the limit of \(limits.maxBytes) bytes", limit: .maxBytes)
         }
         guard bytes > limits.ratioGraceBytes else { return }
-        let archiveBytes = max(handle.archiveBytesRead, archiveBytesRead ?? 0, 1)
+        let archiveBytes = max(stream.archiveBytesRead, archiveBytesRead ?? 0, 1)
         if Double(bytes) > limits.maxRatio * Double(archiveBytes) {
-            throw ArchiveError(.limitExceeded, archive: handle.name, entry: entry, message:
+            throw ArchiveError(.limitExceeded, archive: stream.name, entry: entry, message:
                 "\(bytes) bytes of contents from \(archiveBytes) bytes of archive exceed the compression ratio limit of \(limits.maxRatio.formatted):1", limit: .maxRatio)
         }
     }

@@ -157,7 +157,7 @@ private struct TreeBuilder {
         while true {
             let count = try handle.readData(into: buffer, entry: entry)
             if count == 0 { return data }
-            try budget.spend(count, entry: entry, handle: handle)
+            try budget.spend(count, entry: entry, from: handle)
             data.append(contentsOf: buffer[..<count])
         }
     }

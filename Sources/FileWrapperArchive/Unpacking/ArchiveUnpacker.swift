@@ -50,7 +50,9 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 /// modification times. Owners, extended attributes and ACLs are not
 /// restored. Directories get their modes and times last, deepest first.
 ///
-/// Entries are read and checked in order on the calling thread; files up to
+/// Entries are read and checked in order on the calling thread, those of an
+/// uncompressed tar by ``PlainTarReader`` unless it leaves the archive to
+/// libarchive, from the start, as it does any other archive; files up to
 /// 128 KiB are created by worker threads, one a processor, which have all
 /// ended when `unpack` returns or throws. The workers also inflate small zip
 /// members and check their sizes and CRC-32s.
@@ -61,8 +63,23 @@ public enum ArchiveUnpacker {
     public static func unpack(
         archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions()
     ) throws -> ArchiveUnpackSummary {
-        let handle = try ArchiveReadHandle.reading(archive, formats: options.formats)
-        let archivePath = handle.name
+        // Below a ratio of 1, where the bytes counted as read decide, libarchive's count is the reference.
+        if options.formats.contains(.tar), options.limits.maxRatio >= 1, let reader = PlainTarReader.opening(archive) {
+            do {
+                return try unpack(reader, to: destination, options: options)
+            } catch is PlainTarReader.Unsupported {
+                // libarchive reads it from the start; nothing of this attempt is left.
+            }
+        }
+        return try unpack(ArchiveReadHandle.reading(archive, formats: options.formats), to: destination, options: options)
+    }
+
+    /// Unpacks what `input` reads into `destination`, through a temporary
+    /// directory beside it that is removed on any error.
+    private static func unpack(
+        _ input: any ArchiveEntryStream, to destination: URL, options: ArchiveUnpackOptions
+    ) throws -> ArchiveUnpackSummary {
+        let archivePath = input.name
         let place = try UnpackDestination(destination, archive: archivePath, replacesExisting: options.replacesExisting)
         defer { place.close() }
 
@@ -72,7 +89,7 @@ public enum ArchiveUnpacker {
             return OpenDirectory(try Syscall.openDirectory(temporary, in: place.parent, path: { place.path }))
         }
         do {
-            let extraction = Extraction(handle: handle, root: root, place: place, limits: options.limits)
+            let extraction = Extraction(input: input, root: root, place: place, limits: options.limits)
             try extraction.run()
             try place.io(entry: nil) {
                 try Syscall.retrying("fchmod", { place.path }) { fchmod(root.fd, 0o755) }

@@ -11,7 +11,7 @@ import Glibc
 /// zip member goes to them as it is stored (found through ``ZipDirectory``),
 /// and a worker inflates it.
 final class Extraction {
-    private let handle: ArchiveReadHandle
+    private let input: any ArchiveEntryStream
     private let place: UnpackDestination
     private let limits: ArchiveReadLimits
     private let directories: DirectoryDescriptors
@@ -35,20 +35,22 @@ final class Extraction {
     /// Where the bytes of large files, and of small ones whose size the
     /// header does not give, are read.
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileWorkers.largeFile, alignment: 16)
-    /// The small members of a zip read without a filter, found at its first
-    /// regular file; nil for any other archive.
-    private lazy var zipDirectory: ZipDirectory? = {
-        guard handle.isZip, let (source, _) = handle.unfilteredInput else { return nil }
-        return ZipDirectory(source: source, maxEntries: limits.maxEntries, maxSize: FileWorkers.largeFile)
+    /// The small members of a zip that libarchive reads without a filter,
+    /// found at its first regular file, and that reader; nil for any other archive.
+    private lazy var zip: (directory: ZipDirectory, handle: ArchiveReadHandle)? = {
+        guard let handle = input as? ArchiveReadHandle, handle.isZip, let (source, _) = handle.unfilteredInput,
+              let directory = ZipDirectory(source: source, maxEntries: limits.maxEntries, maxSize: FileWorkers.largeFile)
+        else { return nil }
+        return (directory, handle)
     }()
 
-    init(handle: ArchiveReadHandle, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits) {
-        self.handle = handle
+    init(input: any ArchiveEntryStream, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits) {
+        self.input = input
         self.place = place
         self.limits = limits
         budget = ContentBudget(limits: limits)
         directories = DirectoryDescriptors(root: root) { names in PathDisplay.join(place.path, names) }
-        workers = FileWorkers(count: Syscall.availableProcessors(), archive: handle.name, destination: place.path)
+        workers = FileWorkers(count: Syscall.availableProcessors(), archive: input.name, destination: place.path)
     }
 
     deinit {
@@ -60,7 +62,7 @@ final class Extraction {
     /// it is thrown; a worker's failure, about an earlier entry, wins.
     func run() throws {
         do {
-            while let header = try handle.nextHeader() {
+            while let header = try input.nextHeader() {
                 entries += 1
                 guard entries <= limits.maxEntries else {
                     throw refusal(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
@@ -81,7 +83,7 @@ final class Extraction {
             throw refusal(.unsafePath, header.rawPath, "the name cannot be decoded as UTF-8")
         }
         guard !header.isEncrypted else { throw refusal(.encrypted, path, "the entry is encrypted") }
-        let names = try EntryPath(path, archive: handle.name, limits: limits).components
+        let names = try EntryPath(path, archive: input.name, limits: limits).components
         guard let name = names.last else {
             throw refusal(.unsafePath, path, "the entry would apply to the destination itself")
         }
@@ -96,7 +98,7 @@ final class Extraction {
             ? timespec(tv_sec: Int(header.modified.seconds), tv_nsec: Int(header.modified.nanoseconds)) : Syscall.omitTime
 
         if let target = header.hardlinkTarget {
-            let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: handle.name, limits: limits).components
+            let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: input.name, limits: limits).components
             guard tree.isFile(targetNames) else {
                 throw refusal(.unsafePath, path, "the hard link's target \"\(target)\" is not an earlier regular file")
             }
@@ -170,7 +172,7 @@ final class Extraction {
             return workers.submit(file, contents: UnsafeRawBufferPointer(space))
         }
         guard size <= FileWorkers.largeFile else {
-            if let stored = handle.storedContents { return try copy(file, size: size, from: stored, display: display) }
+            if let stored = input.storedContents { return try copy(file, size: size, from: stored, display: display) }
             return try write(file, startingWith: [], display: display)
         }
         if try submitZipMember(file, size: size) { return }
@@ -188,13 +190,13 @@ final class Extraction {
     /// when it is not one that ``ZipDirectory`` finds, and libarchive is to
     /// read it.
     private func submitZipMember(_ file: NewFile, size: Int64) throws -> Bool {
-        guard let zipDirectory, let (source, dataOffset) = handle.unfilteredInput,
-              let member = zipDirectory.member(dataOffset: dataOffset, size: size)
+        guard let zip, let (source, dataOffset) = zip.handle.unfilteredInput,
+              let member = zip.directory.member(dataOffset: dataOffset, size: size)
         else { return false }
         let space = try workers.space(for: member.compressedSize)
         guard source.copyBytes(at: member.offset, into: space) else { return false }
-        try budget.spend(member.size, entry: file.entry, handle: handle, archiveBytesRead: member.offset + Int64(member.compressedSize))
-        try handle.skipData(entry: file.entry)
+        try budget.spend(member.size, entry: file.entry, from: input, archiveBytesRead: member.offset + Int64(member.compressedSize))
+        try input.skipData(entry: file.entry)
         workers.submit(file, contents: UnsafeRawBufferPointer(space), member: member)
         return true
     }
@@ -206,8 +208,8 @@ final class Extraction {
     private func copy(_ file: NewFile, size: Int64, from stored: (fd: CInt, offset: Int64), display: Syscall.Path) throws {
         // Skipped first: a truncated archive fails as it does when read,
         // and the ratio limit counts the bytes skipped.
-        try handle.skipData(entry: file.entry)
-        try budget.spend(Int(size), entry: file.entry, handle: handle)
+        try input.skipData(entry: file.entry)
+        try budget.spend(Int(size), entry: file.entry, from: input)
         workers.wake()
         let copied = try place.io(entry: file.entry) {
             let fd = try file.create(path: display)
@@ -217,7 +219,7 @@ final class Extraction {
             return copied
         }
         guard copied == size else {
-            throw ArchiveError(.io, archive: handle.name, entry: file.entry, message: "the archive became shorter while it was read")
+            throw ArchiveError(.io, archive: input.name, entry: file.entry, message: "the archive became shorter while it was read")
         }
     }
 
@@ -227,9 +229,9 @@ final class Extraction {
     private func fill(_ target: UnsafeMutableRawBufferPointer, entry: String) throws -> Int {
         var count = 0
         while count < target.count {
-            let got = try handle.readData(into: UnsafeMutableRawBufferPointer(rebasing: target[count...]), entry: entry)
+            let got = try input.readData(into: UnsafeMutableRawBufferPointer(rebasing: target[count...]), entry: entry)
             if got == 0 { break }
-            try budget.spend(got, entry: entry, handle: handle)
+            try budget.spend(got, entry: entry, from: input)
             count += got
         }
         return count
@@ -252,9 +254,9 @@ final class Extraction {
     /// against the byte and ratio limits.
     private func writeContents(to fd: CInt, entry: String, display: Syscall.Path) throws {
         while true {
-            let count = try handle.readData(into: buffer, entry: entry)
+            let count = try input.readData(into: buffer, entry: entry)
             if count == 0 { return }
-            try budget.spend(count, entry: entry, handle: handle)
+            try budget.spend(count, entry: entry, from: input)
             try place.io(entry: entry) {
                 try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: fd, path: display)
             }
@@ -304,7 +306,7 @@ final class Extraction {
     private func refusal(
         _ code: ArchiveError.Code, _ entry: String, _ message: String, limit: ArchiveReadLimits.Limit? = nil
     ) -> ArchiveError {
-        ArchiveError(code, archive: handle.name, entry: entry, message: message, limit: limit)
+        ArchiveError(code, archive: input.name, entry: entry, message: message, limit: limit)
     }
 
     /// The permission bits without setuid, setgid, sticky and group or other write.

@@ -1,0 +1,418 @@
+import Foundation
+import Glibc
+
+/// Our own reader of uncompressed tar files, for unpacking: the ustar, pax
+/// and GNU headers of regular files, directories, symlinks and hard links
+/// with ASCII names, as GNU tar, bsdtar, Python's tarfile and
+/// `wrapinspect pack` write them.
+///
+/// It does less per entry than libarchive, which converts every name to
+/// wide characters and back and copies contents through a buffer of its
+/// own: unpacking 20,000 small files is bound by the CPU time of all its
+/// threads, and the reading thread's is part of it.
+///
+/// libarchive stays the reference. This reader takes only what it reads as
+/// libarchive 3.6.2 does; at anything else it throws ``Unsupported``, and
+/// the unpack starts again with libarchive, which reads or refuses the
+/// archive as it always has: another entry type, a sparse file, a global
+/// or unknown extended record, a name or link that is not ASCII or is
+/// empty, a damaged header, an archive that ends early.
+final class PlainTarReader: ArchiveEntryStream {
+    /// Why the reader leaves the archive to libarchive.
+    struct Unsupported: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let name: String
+    private let fd: CInt
+    /// The file's size when it was opened; reads past it mean it shrank.
+    private let fileSize: Int64
+    /// A window on the file: `bufferCount` bytes from `bufferStart`.
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+    private var bufferStart: Int64 = 0
+    private var bufferCount = 0
+    /// Where the next byte to read lies.
+    private var position: Int64 = 0
+    /// The current entry's data: where it starts and how much of it is unread.
+    private var dataStart: Int64 = 0
+    private var dataLeft: Int64 = 0
+    /// Where the next header starts, after the current entry's data and padding.
+    private var nextHeaderStart: Int64 = 0
+    private var entries = 0
+
+    private static let block = 512
+    /// The largest extended header or GNU long name read (libarchive's limit is 1 MiB).
+    private static let maxSpecialSize = 1 << 16
+
+    /// A reader of the file at `url`, or nil when it is not a regular file
+    /// whose first block is a ustar or GNU header with a valid checksum.
+    static func opening(_ url: URL) -> PlainTarReader? {
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            return nil
+        }
+        let reader = PlainTarReader(fd: fd, size: Int64(status.st_size), name: url.relativePath)
+        guard (try? reader.window(at: 0, count: block)).map({ HeaderBlock($0).isValid }) == true else { return nil }
+        return reader
+    }
+
+    /// Reads the open regular file `fd` of `size` bytes, which it closes.
+    private init(fd: CInt, size: Int64, name: String) {
+        self.fd = fd
+        fileSize = size
+        self.name = name
+    }
+
+    deinit {
+        Glibc.close(fd)
+        buffer.deallocate()
+    }
+
+    var storedContents: (fd: CInt, offset: Int64)? {
+        position == dataStart ? (fd, dataStart) : nil
+    }
+
+    var archiveBytesRead: Int64 { position }
+
+    func nextHeader() throws -> ArchiveReadHandle.Header? {
+        position = nextHeaderStart
+        dataLeft = 0
+        var extended: ExtendedRecords?
+        var longName: [UInt8]?
+        var longLink: [UInt8]?
+        while true {
+            // libarchive takes an archive that ends on a block boundary without its zero blocks.
+            if position == fileSize, entries > 0, extended == nil, longName == nil, longLink == nil { return nil }
+            let header = HeaderBlock(try window(at: position, count: Self.block))
+            position += Int64(Self.block)
+            if header.isZero {
+                guard entries > 0, extended == nil, longName == nil, longLink == nil else { throw Unsupported(description: "a zero block") }
+                return nil
+            }
+            guard header.isValid else { throw Unsupported(description: "a damaged header") }
+            let type = header.type
+            switch type {
+            case UInt8(ascii: "x"):
+                guard extended == nil, longName == nil, longLink == nil else { throw Unsupported(description: "headers combined") }
+                extended = try ExtendedRecords(try special(header))
+            case UInt8(ascii: "L"), UInt8(ascii: "K"):
+                guard extended == nil else { throw Unsupported(description: "headers combined") }
+                let body = try special(header)
+                let text = Array(body.prefix { $0 != 0 })
+                if type == UInt8(ascii: "L") {
+                    guard longName == nil else { throw Unsupported(description: "two long names") }
+                    longName = text
+                } else {
+                    guard longLink == nil else { throw Unsupported(description: "two long links") }
+                    longLink = text
+                }
+            default:
+                let entry = try Entry(header, extended: extended, longName: longName, longLink: longLink)
+                guard entry.size <= fileSize - position, position + Self.roundedUp(entry.size) <= fileSize else {
+                    throw Unsupported(description: "the archive ends early")
+                }
+                entries += 1
+                dataStart = position
+                dataLeft = entry.size
+                nextHeaderStart = position + Self.roundedUp(entry.size)
+                return entry.header
+            }
+        }
+    }
+
+    func readData(into target: UnsafeMutableRawBufferPointer, entry: String) throws -> Int {
+        let count = Int(min(Int64(target.count), dataLeft))
+        guard count > 0 else { return 0 }
+        var copied = 0
+        while copied < count {
+            let piece = try window(at: position, count: min(count - copied, buffer.count))
+            UnsafeMutableRawBufferPointer(rebasing: target[copied...]).copyMemory(from: piece)
+            copied += piece.count
+            position += Int64(piece.count)
+        }
+        dataLeft -= Int64(count)
+        return count
+    }
+
+    func skipData(entry: String) throws {
+        position += dataLeft
+        dataLeft = 0
+    }
+
+    /// The body of a special header (extended records, a long name or link),
+    /// read whole; after it, `position` is at the next header.
+    private func special(_ header: HeaderBlock) throws -> [UInt8] {
+        let size = try header.number(at: 124, width: 12)
+        guard size <= Self.maxSpecialSize else { throw Unsupported(description: "a special header of \(size) bytes") }
+        let body = Array(try window(at: position, count: Int(size)))
+        position += Self.roundedUp(size)
+        return body
+    }
+
+    /// `count` bytes (at most the buffer's size) of the file from `offset`,
+    /// read into the buffer unless they are there already; throws when the
+    /// file ends before them.
+    private func window(at offset: Int64, count: Int) throws -> UnsafeRawBufferPointer {
+        guard offset + Int64(count) <= fileSize else { throw Unsupported(description: "the archive ends early") }
+        if offset < bufferStart || offset + Int64(count) > bufferStart + Int64(bufferCount) {
+            bufferStart = offset
+            bufferCount = 0
+            while bufferCount < count {
+                let want = Int(min(Int64(buffer.count - bufferCount), fileSize - offset - Int64(bufferCount)))
+                let got = pread(fd, buffer.baseAddress! + bufferCount, want, off_t(offset) + off_t(bufferCount))
+                if got < 0, errno == EINTR { continue }
+                // An error or a shorter file than before: libarchive reads it again and reports it.
+                guard got > 0 else { throw Unsupported(description: "a read failed") }
+                bufferCount += got
+            }
+        }
+        let start = Int(offset - bufferStart)
+        return UnsafeRawBufferPointer(rebasing: buffer[start..<(start + count)])
+    }
+
+    private static func roundedUp(_ size: Int64) -> Int64 {
+        (size + Int64(block) - 1) / Int64(block) * Int64(block)
+    }
+}
+
+extension PlainTarReader {
+    /// One 512-byte header block, read in place.
+    struct HeaderBlock {
+        let bytes: UnsafeRawBufferPointer
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            self.bytes = bytes
+        }
+
+        var type: UInt8 { bytes[156] }
+
+        var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
+
+        /// GNU tar's magic and version, `"ustar  \0"`; POSIX's are `"ustar\0"`, `"00"`.
+        var isGNU: Bool { bytes[257..<265].elementsEqual("ustar  \0".utf8) }
+        var isPOSIX: Bool { bytes[257..<265].elementsEqual("ustar\u{0}00".utf8) }
+
+        /// Whether it has either magic and its checksum is the unsigned sum
+        /// of its bytes, the checksum field counted as spaces.
+        var isValid: Bool {
+            guard isGNU || isPOSIX, let recorded = try? number(at: 148, width: 8) else { return false }
+            var sum: Int64 = 0
+            for byte in bytes { sum += Int64(byte) }
+            for byte in bytes[148..<156] { sum -= Int64(byte) }
+            return sum + 8 * Int64(UInt8(ascii: " ")) == recorded
+        }
+
+        /// The field at `offset` up to its first NUL.
+        func text(at offset: Int, width: Int) -> ArraySlice<UInt8> {
+            let field = bytes[offset..<(offset + width)]
+            return Array(field.prefix { $0 != 0 })[...]
+        }
+
+        /// A number field: octal digits after optional spaces, ended by NULs
+        /// or spaces; or, with its first byte 0x80, a positive base-256
+        /// number (GNU tar's form for large values).
+        func number(at offset: Int, width: Int) throws -> Int64 {
+            let field = bytes[offset..<(offset + width)]
+            if field.first == 0x80 {
+                var value: Int64 = 0
+                for byte in field.dropFirst() {
+                    guard value <= (Int64.max >> 8) else { throw Unsupported(description: "a number too large") }
+                    value = value << 8 | Int64(byte)
+                }
+                return value
+            }
+            var value: Int64 = 0
+            var index = field.startIndex
+            while index < field.endIndex, field[index] == UInt8(ascii: " ") { index += 1 }
+            while index < field.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(field[index]) {
+                value = value * 8 + Int64(field[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            guard field[index...].allSatisfy({ $0 == 0 || $0 == UInt8(ascii: " ") }) else {
+                throw Unsupported(description: "a malformed number")
+            }
+            return value
+        }
+    }
+
+    /// The records of a pax extended header (`"LENGTH KEY=VALUE\n"`) that
+    /// change what the next entry is; records that only add what an unpack
+    /// does not restore (access times, owners' names, extended attributes,
+    /// comments) are passed over.
+    struct ExtendedRecords {
+        var path: [UInt8]?
+        var linkPath: [UInt8]?
+        var size: Int64?
+        var modified: (seconds: Int64, nanoseconds: Int32)?
+        var user: Int64?
+        var group: Int64?
+
+        /// Keys passed over, and key prefixes.
+        private static let ignored: Set<String> = [
+            "atime", "ctime", "comment", "charset", "LIBARCHIVE.creationtime",
+            "SCHILY.dev", "SCHILY.ino", "SCHILY.nlink", "SCHILY.fflags",
+        ]
+        private static let ignoredPrefixes = ["SCHILY.xattr.", "LIBARCHIVE.xattr."]
+
+        init(_ body: [UInt8]) throws {
+            guard !body.contains(0) else { throw Unsupported(description: "a NUL in extended records") }
+            var rest = body[...]
+            while !rest.isEmpty {
+                // "LENGTH " counts the whole record, up to and with its newline.
+                guard let space = rest.prefix(7).firstIndex(of: UInt8(ascii: " ")), space > rest.startIndex,
+                      let length = Int(decimal: rest[..<space]), length <= rest.count,
+                      case let newline = rest.startIndex + length - 1, newline > space, rest[newline] == UInt8(ascii: "\n")
+                else { throw Unsupported(description: "a malformed extended record") }
+                let record = rest[(space + 1)..<newline]
+                guard let equals = record.firstIndex(of: UInt8(ascii: "=")), equals > record.startIndex else {
+                    throw Unsupported(description: "a malformed extended record")
+                }
+                try set(String(decoding: record[..<equals], as: UTF8.self), record[(equals + 1)...])
+                rest = rest[(rest.startIndex + length)...]
+            }
+        }
+
+        private mutating func set(_ key: String, _ value: ArraySlice<UInt8>) throws {
+            switch key {
+            case "path":
+                guard !value.isEmpty else { throw Unsupported(description: "an empty path record") }
+                path = Array(value)
+            case "linkpath":
+                guard !value.isEmpty else { throw Unsupported(description: "an empty linkpath record") }
+                linkPath = Array(value)
+            case "size": size = try Self.decimal(value)
+            case "uid": user = try Self.decimal(value)
+            case "gid": group = try Self.decimal(value)
+            case "mtime": modified = try Self.time(value)
+            // libarchive refuses an owner's name it cannot convert.
+            case "uname", "gname":
+                guard value.allSatisfy({ $0 < 0x80 }) else { throw Unsupported(description: "a non-ASCII owner name") }
+            default:
+                guard Self.ignored.contains(key) || Self.ignoredPrefixes.contains(where: key.hasPrefix) else {
+                    throw Unsupported(description: "the extended record \(key)")
+                }
+            }
+        }
+
+        private static func decimal(_ value: ArraySlice<UInt8>) throws -> Int64 {
+            guard let number = Int64(decimal: value) else { throw Unsupported(description: "a malformed number record") }
+            return number
+        }
+
+        /// `SECONDS` or `SECONDS.FRACTION`, not before 1970; libarchive
+        /// keeps nine digits of the fraction and drops the rest.
+        private static func time(_ value: ArraySlice<UInt8>) throws -> (seconds: Int64, nanoseconds: Int32) {
+            let dot = value.firstIndex(of: UInt8(ascii: ".")) ?? value.endIndex
+            let seconds = try decimal(value[..<dot])
+            guard dot < value.endIndex else { return (seconds, 0) }
+            let fraction = value[(dot + 1)...]
+            guard fraction.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+                throw Unsupported(description: "a malformed time record")
+            }
+            let digits = Array(fraction.prefix(9)) + Array(repeating: UInt8(ascii: "0"), count: max(0, 9 - fraction.count))
+            return (seconds, Int32(digits.reduce(0) { $0 * 10 + Int32($1 - UInt8(ascii: "0")) }))
+        }
+    }
+
+    /// The entry a header describes, with what the extended records or GNU
+    /// long names before it change.
+    struct Entry {
+        let header: ArchiveReadHandle.Header
+        /// The bytes of data that follow the header.
+        let size: Int64
+
+        init(_ block: HeaderBlock, extended: ExtendedRecords?, longName: [UInt8]?, longLink: [UInt8]?) throws {
+            // GNU tar's sparse and multi-volume fields: libarchive reads them.
+            if block.isGNU, block.bytes[386] != 0 || block.bytes[482] != 0 || block.bytes[483] != 0 {
+                throw Unsupported(description: "a GNU sparse header")
+            }
+            var path = block.text(at: 0, width: 100)
+            if block.isPOSIX, block.bytes[345] != 0 {
+                let prefix = block.text(at: 345, width: 155)
+                path = prefix + (prefix.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + path
+            }
+            if let longName { path = longName[...] }
+            if let extendedPath = extended?.path { path = extendedPath[...] }
+            let headerLink = block.text(at: 157, width: 100)
+            var link = headerLink
+            if let longLink { link = longLink[...] }
+            if let extendedLink = extended?.linkPath { link = extendedLink[...] }
+
+            let mode = try block.number(at: 100, width: 8)
+            let size = try block.number(at: 124, width: 12)
+            if let extendedSize = extended?.size, extendedSize != size {
+                throw Unsupported(description: "an extended size unlike the header's")
+            }
+            let type: mode_t
+            switch block.type {
+            case UInt8(ascii: "0"), 0: type = S_IFREG
+            case UInt8(ascii: "5"): type = S_IFDIR
+            case UInt8(ascii: "2"): type = S_IFLNK
+            // libarchive gives a hard link the type bits of its mode field.
+            case UInt8(ascii: "1"): type = mode_t(truncatingIfNeeded: mode) & S_IFMT
+            default: throw Unsupported(description: "entry type \(block.type)")
+            }
+            let isLink = block.type == UInt8(ascii: "1") || block.type == UInt8(ascii: "2")
+            guard type == S_IFREG && block.type != UInt8(ascii: "1") || size == 0 else {
+                throw Unsupported(description: "data after a directory or link")
+            }
+            // A link's own header names its target too (cut short when a record holds it whole).
+            guard isLink ? !link.isEmpty && !headerLink.isEmpty : link.isEmpty else {
+                throw Unsupported(description: "an unexpected or missing link name")
+            }
+            // libarchive converts names to the locale's characters, and refuses one it cannot convert.
+            let owners = block.text(at: 265, width: 32) + block.text(at: 297, width: 32)
+            guard !path.isEmpty, [path, link, owners].allSatisfy({ $0.allSatisfy { $0 < 0x80 } }) else {
+                throw Unsupported(description: "an empty or non-ASCII name")
+            }
+            // libarchive makes a regular file whose name ends in "/" a directory.
+            guard !(type == S_IFREG && path.last == UInt8(ascii: "/")) else { throw Unsupported(description: "a file named as a directory") }
+
+            let pathBytes = Array(path)
+            let linkBytes = Array(link)
+            let modified = try extended?.modified ?? (block.number(at: 136, width: 12), 0)
+            let user = try extended?.user ?? block.number(at: 108, width: 8)
+            let group = try extended?.group ?? block.number(at: 116, width: 8)
+            header = ArchiveReadHandle.Header(
+                path: String(decoding: pathBytes, as: UTF8.self),
+                type: type,
+                permissions: UInt16(mode & 0o7777),
+                modified: (modified.seconds, modified.nanoseconds),
+                owner: (UInt32(truncatingIfNeeded: user), UInt32(truncatingIfNeeded: group)),
+                symlinkTarget: block.type == UInt8(ascii: "2") ? linkBytes : nil,
+                hardlinkTarget: block.type == UInt8(ascii: "1") ? String(decoding: linkBytes, as: UTF8.self) : nil,
+                isEncrypted: false,
+                pathBytes: pathBytes,
+                hardlinkBytes: block.type == UInt8(ascii: "1") ? linkBytes : nil,
+                size: size,
+                modifiedIsSet: true)
+            self.size = type == S_IFREG && block.type != UInt8(ascii: "1") ? size : 0
+        }
+    }
+}
+
+private extension Int64 {
+    /// Decimal digits only, without sign or spaces; nil on anything else or on overflow.
+    init?(decimal digits: ArraySlice<UInt8>) {
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        self = value
+    }
+}
+
+private extension Int {
+    init?(decimal digits: ArraySlice<UInt8>) {
+        guard let value = Int64(decimal: digits) else { return nil }
+        self = Int(value)
+    }
+}
