@@ -1,15 +1,15 @@
-import FileWrapperArchive
+@testable import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 import Testing
 
-/// Inputs that `Tools/run-fuzzers.sh` found (`Fixtures/Fuzz/fuzz-archive`),
-/// each read as the fuzz target reads it: into a FileWrapper and into a
-/// manifest, which must describe one tree.
+/// Inputs that `Tools/run-fuzzers.sh` found (`Fixtures/Fuzz/TARGET`), each
+/// read as its fuzz target reads it.
 @Suite struct FuzzRegressionTests {
-    static let directory = URL(fileURLWithPath: #filePath)
+    static let fixtures = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/Fuzz/fuzz-archive")
+        .appendingPathComponent("Fixtures/Fuzz")
+    static let directory = fixtures.appendingPathComponent("fuzz-archive")
 
     /// A zip whose symlink `symlink` points at `../\xC0arget`, a target that
     /// is not UTF-8. The FileWrapper reader made it a `String`, which put
@@ -22,5 +22,25 @@ import Testing
         let archived = try Manifest(archiveData: data, name: "fuzz")
         #expect(archived.entry(at: Array("symlink".utf8))?.linkTarget == target)
         #expect(try Manifest(wrapper, name: "fuzz").treeDigest == archived.treeDigest)
+    }
+
+    /// Tars that libarchive does not read as tars, and that our plain tar
+    /// reader read: the first header, an extended one, with 0xB0 as the
+    /// first byte of its mode field (libarchive checks the number fields of
+    /// the first header to take a file for a tar: "Unrecognized archive
+    /// format"); and a first header whose name field, past the name's NUL,
+    /// makes its first bytes look like an .lzma stream, which our reader
+    /// recognises by them ("Lzma library error"). Our reader now checks both
+    /// and leaves such files to libarchive.
+    @Test(arguments: [("extended-header-mode-not-octal.tar", ArchiveError.Code.unrecognizedFormat),
+                      ("name-looks-like-lzma.tar", .corrupt)])
+    func aTarThatLibarchiveDoesNotReadAsOneIsLeftToIt(name: String, code: ArchiveError.Code) throws {
+        let archive = Self.fixtures.appendingPathComponent("fuzz-plain-tar/\(name)")
+        #expect(PlainTarReader.opening(archive, formats: .standard) == nil)
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
+        #expect { try ArchiveUnpacker.unpack(archiveAt: archive, to: destination) } throws: { error in
+            (error as? ArchiveError)?.code == code
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 }

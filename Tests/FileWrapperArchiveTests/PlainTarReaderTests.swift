@@ -57,7 +57,7 @@ import TestSupport
             try #require(result.status == 0, "\(writer): \(result.stderr)")
         }
 
-        let reader = try #require(PlainTarReader.opening(archive))
+        let reader = try #require(PlainTarReader.opening(archive, formats: .standard))
         let ours = try Self.entries(reader)
         let libarchive = try Self.entries(ArchiveReadHandle.reading(archive, formats: .standard))
         #expect(ours.count == (ustar ? 16 : 17))
@@ -118,7 +118,7 @@ import TestSupport
         try #require(result.status == 0, "\(result.stderr)")
         let archive = directory.appending("archive.tar")
 
-        let reader = try #require(PlainTarReader.opening(archive))
+        let reader = try #require(PlainTarReader.opening(archive, formats: .standard))
         #expect(throws: PlainTarReader.Unsupported.self) { try Self.entries(reader) }
 
         let unpacked = directory.appending("unpacked")
@@ -147,7 +147,7 @@ import TestSupport
         let archive = directory.appending("damaged.tar")
         try bytes.write(to: archive)
 
-        let reader = try #require(PlainTarReader.opening(archive))
+        let reader = try #require(PlainTarReader.opening(archive, formats: .standard))
         #expect(throws: PlainTarReader.Unsupported.self) { try Self.entries(reader) }
         #expect(throws: ArchiveError.self) { try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("out")) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["damaged.tar"])

@@ -180,6 +180,13 @@ extension ArchiveReadFormats {
     /// How many leading bytes ``configure(_:head:)`` looks at.
     static let headLength = 64
 
+    /// Whether a reader with these formats reads an input starting with
+    /// `head` (its first ``headLength`` bytes) as it is, without a filter
+    /// for a compression.
+    func readsUnfiltered(_ head: [UInt8]) -> Bool {
+        !contains(.libarchiveFilterDetection) && !Self.compressions.contains { $0.matches(head) }
+    }
+
     /// Registers the formats, and the filter for `head` (the input's first
     /// ``headLength`` bytes): the compression it starts with, alone; or,
     /// with ``libarchiveFilterDetection``, all of libarchive's filters.

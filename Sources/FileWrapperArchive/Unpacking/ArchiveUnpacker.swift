@@ -64,7 +64,7 @@ public enum ArchiveUnpacker {
         archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions()
     ) throws -> ArchiveUnpackSummary {
         // Below a ratio of 1, where the bytes counted as read decide, libarchive's count is the reference.
-        if options.formats.contains(.tar), options.limits.maxRatio >= 1, let reader = PlainTarReader.opening(archive) {
+        if options.limits.maxRatio >= 1, let reader = PlainTarReader.opening(archive, formats: options.formats) {
             do {
                 return try unpack(reader, to: destination, options: options)
             } catch is PlainTarReader.Unsupported {

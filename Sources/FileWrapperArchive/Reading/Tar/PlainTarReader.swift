@@ -44,9 +44,14 @@ final class PlainTarReader: ArchiveEntryStream {
     /// The largest extended header or GNU long name read (libarchive's limit is 1 MiB).
     private static let maxSpecialSize = 1 << 16
 
-    /// A reader of the file at `url`, or nil when it is not a regular file
-    /// whose first block is a ustar or GNU header with a valid checksum.
-    static func opening(_ url: URL) -> PlainTarReader? {
+    /// A reader of the file at `url`, or nil unless libarchive, reading
+    /// `formats`, would read it as a tar without a filter: it is a regular
+    /// file whose first block is a ustar or GNU header with a valid checksum
+    /// and number fields (which libarchive checks to take it for a tar at
+    /// all), and whose first bytes start no compression that
+    /// ``ArchiveReadFormats`` recognises.
+    static func opening(_ url: URL, formats: ArchiveReadFormats) -> PlainTarReader? {
+        guard formats.contains(.tar) else { return nil }
         let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var status = stat()
@@ -55,7 +60,9 @@ final class PlainTarReader: ArchiveEntryStream {
             return nil
         }
         let reader = PlainTarReader(fd: fd, size: Int64(status.st_size), name: url.relativePath)
-        guard (try? reader.window(at: 0, count: block)).map({ HeaderBlock($0).isValid }) == true else { return nil }
+        guard let first = try? HeaderBlock(reader.window(at: 0, count: block)), first.isValid, first.isTarToLibarchive,
+              formats.readsUnfiltered(Array(first.bytes.prefix(ArchiveReadFormats.headLength)))
+        else { return nil }
         return reader
     }
 
@@ -203,6 +210,13 @@ extension PlainTarReader {
             for byte in bytes { sum += Int64(byte) }
             for byte in bytes[148..<156] { sum -= Int64(byte) }
             return sum + 8 * Int64(UInt8(ascii: " ")) == recorded
+        }
+
+        /// Whether libarchive takes a file that starts with this header for
+        /// a tar: it does when the number fields are octal or base-256.
+        var isTarToLibarchive: Bool {
+            let fields = [(100, 8), (108, 8), (116, 8), (124, 12), (136, 12), (329, 8), (337, 8)]
+            return fields.allSatisfy { (try? number(at: $0.0, width: $0.1)) != nil }
         }
 
         /// The field at `offset` up to its first NUL.
