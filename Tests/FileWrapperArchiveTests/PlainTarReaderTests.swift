@@ -134,8 +134,10 @@ import TestSupport
     }
 
     /// Damage the reader meets after it has made files: the unpack starts
-    /// again with libarchive, which refuses it, and nothing is left.
-    @Test(arguments: ["checksum", "truncated"])
+    /// again with libarchive, which refuses it, and nothing is left. A
+    /// checksum written in base-256 is damage too: libarchive takes octal
+    /// digits only there.
+    @Test(arguments: ["checksum", "base-256 checksum", "truncated"])
     func damageFoundLateLeavesNothing(_ damage: String) throws {
         let directory = try TemporaryDirectory()
         var tar = TarBuilder()
@@ -143,7 +145,15 @@ import TestSupport
         tar.file("last.bin", contents: StoredCopyTests.large(10_000, seed: 1))
         var bytes = tar.archive
         let lastHeader = 300 * 1024
-        if damage == "checksum" { bytes[lastHeader + 5] ^= 1 } else { bytes.removeLast(bytes.count - lastHeader - 512 - 4000) }
+        switch damage {
+        case "checksum": bytes[lastHeader + 5] ^= 1
+        case "base-256 checksum":
+            let sum = bytes[lastHeader..<(lastHeader + 512)].enumerated().reduce(0) { total, byte in
+                total + ((148..<156).contains(byte.offset) ? Int(UInt8(ascii: " ")) : Int(byte.element))
+            }
+            bytes.replaceSubrange((lastHeader + 148)..<(lastHeader + 156), with: [0x80, 0, 0, 0, 0, 0, UInt8(sum >> 8), UInt8(sum & 0xFF)])
+        default: bytes.removeLast(bytes.count - lastHeader - 512 - 4000)
+        }
         let archive = directory.appending("damaged.tar")
         try bytes.write(to: archive)
 

@@ -12,11 +12,11 @@ import Glibc
 /// threads, and the reading thread's is part of it.
 ///
 /// libarchive stays the reference. This reader takes only what it reads as
-/// libarchive 3.6.2 does; at anything else it throws ``Unsupported``, and
-/// the unpack starts again with libarchive, which reads or refuses the
-/// archive as it always has: another entry type, a sparse file, a global
-/// or unknown extended record, a name or link that is not ASCII or is
-/// empty, a damaged header, an archive that ends early.
+/// libarchive 3.6.2 does. At anything else (another entry type, a sparse
+/// file, a global or unknown extended record, a name or link that is not
+/// ASCII or is empty, a time before 1970, a damaged header, an archive that
+/// ends early) it throws ``Unsupported``, and the unpack starts again with
+/// libarchive, which reads or refuses the archive as it always has.
 final class PlainTarReader: ArchiveEntryStream {
     /// Why the reader leaves the archive to libarchive.
     struct Unsupported: Error, CustomStringConvertible {
@@ -203,9 +203,14 @@ extension PlainTarReader {
         var isPOSIX: Bool { bytes[257..<265].elementsEqual("ustar\u{0}00".utf8) }
 
         /// Whether it has either magic and its checksum is the unsigned sum
-        /// of its bytes, the checksum field counted as spaces.
+        /// of its bytes, the checksum field counted as spaces. The field
+        /// holds octal digits, spaces and NULs only (not base-256), as
+        /// libarchive requires.
         var isValid: Bool {
-            guard isGNU || isPOSIX, let recorded = try? number(at: 148, width: 8) else { return false }
+            guard isGNU || isPOSIX,
+                  bytes[148..<156].allSatisfy({ $0 == 0 || $0 == UInt8(ascii: " ") || (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) }),
+                  let recorded = try? number(at: 148, width: 8)
+            else { return false }
             var sum: Int64 = 0
             for byte in bytes { sum += Int64(byte) }
             for byte in bytes[148..<156] { sum -= Int64(byte) }
@@ -277,7 +282,7 @@ extension PlainTarReader {
             while !rest.isEmpty {
                 // "LENGTH " counts the whole record, up to and with its newline.
                 guard let space = rest.prefix(7).firstIndex(of: UInt8(ascii: " ")), space > rest.startIndex,
-                      let length = Int(decimal: rest[..<space]), length <= rest.count,
+                      let length = Int64(decimal: rest[..<space]).map(Int.init), length <= rest.count,
                       case let newline = rest.startIndex + length - 1, newline > space, rest[newline] == UInt8(ascii: "\n")
                 else { throw Unsupported(description: "a malformed extended record") }
                 let record = rest[(space + 1)..<newline]
@@ -421,12 +426,5 @@ private extension Int64 {
             value = sum
         }
         self = value
-    }
-}
-
-private extension Int {
-    init?(decimal digits: ArraySlice<UInt8>) {
-        guard let value = Int64(decimal: digits) else { return nil }
-        self = Int(value)
     }
 }
