@@ -40,7 +40,6 @@ final class PlainTarReader: ArchiveEntryStream {
     private var nextHeaderStart: Int64 = 0
     private var entries = 0
 
-    private static let block = 512
     /// The largest extended header or GNU long name read (libarchive's limit is 1 MiB).
     private static let maxSpecialSize = 1 << 16
 
@@ -60,7 +59,7 @@ final class PlainTarReader: ArchiveEntryStream {
             return nil
         }
         let reader = PlainTarReader(fd: fd, size: Int64(status.st_size), name: url.relativePath)
-        guard let first = try? HeaderBlock(reader.window(at: 0, count: block)), first.isValid, first.isTarToLibarchive,
+        guard let first = try? HeaderBlock(reader.window(at: 0, count: TarHeader.blockSize)), first.isValid, first.isTarToLibarchive,
               formats.readsUnfiltered(Array(first.bytes.prefix(ArchiveReadFormats.headLength)))
         else { return nil }
         return reader
@@ -93,8 +92,8 @@ final class PlainTarReader: ArchiveEntryStream {
         while true {
             // libarchive takes an archive that ends on a block boundary without its zero blocks.
             if position == fileSize, entries > 0, extended == nil, longName == nil, longLink == nil { return nil }
-            let header = HeaderBlock(try window(at: position, count: Self.block))
-            position += Int64(Self.block)
+            let header = HeaderBlock(try window(at: position, count: TarHeader.blockSize))
+            position += Int64(TarHeader.blockSize)
             if header.isZero {
                 guard entries > 0, extended == nil, longName == nil, longLink == nil else { throw Unsupported(description: "a zero block") }
                 return nil
@@ -118,13 +117,13 @@ final class PlainTarReader: ArchiveEntryStream {
                 }
             default:
                 let entry = try Entry(header, extended: extended, longName: longName, longLink: longLink)
-                guard entry.size <= fileSize - position, position + Self.roundedUp(entry.size) <= fileSize else {
+                guard entry.size <= fileSize - position, case let end = position + Self.padded(entry.size), end <= fileSize else {
                     throw Unsupported(description: "the archive ends early")
                 }
                 entries += 1
                 dataStart = position
                 dataLeft = entry.size
-                nextHeaderStart = position + Self.roundedUp(entry.size)
+                nextHeaderStart = end
                 return entry.header
             }
         }
@@ -155,7 +154,7 @@ final class PlainTarReader: ArchiveEntryStream {
         let size = try header.number(at: 124, width: 12)
         guard size <= Self.maxSpecialSize else { throw Unsupported(description: "a special header of \(size) bytes") }
         let body = Array(try window(at: position, count: Int(size)))
-        position += Self.roundedUp(size)
+        position += Self.padded(size)
         return body
     }
 
@@ -180,8 +179,9 @@ final class PlainTarReader: ArchiveEntryStream {
         return UnsafeRawBufferPointer(rebasing: buffer[start..<(start + count)])
     }
 
-    private static func roundedUp(_ size: Int64) -> Int64 {
-        (size + Int64(block) - 1) / Int64(block) * Int64(block)
+    /// `size` bytes of data and the zeros that fill them to whole blocks.
+    private static func padded(_ size: Int64) -> Int64 {
+        size + Int64(TarHeader.paddingToBlock(Int(size)))
     }
 }
 
