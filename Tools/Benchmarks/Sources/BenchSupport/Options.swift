@@ -21,6 +21,12 @@ package struct Arguments {
         return value
     }
 
+    /// A path made absolute, because the operations run in directories of
+    /// their own.
+    package mutating func path(of option: String) throws -> String {
+        URL(fileURLWithPath: try value(of: option)).standardizedFileURL.path
+    }
+
     package mutating func count(of option: String) throws -> Int {
         let text = try value(of: option)
         guard let count = Int(text), count > 0 else { throw BenchError("\(option) needs a positive number, not \(text)") }
@@ -80,8 +86,8 @@ package struct CommonOptions {
     /// these options; returns whether it was.
     package mutating func take(_ argument: String, from arguments: inout Arguments) throws -> Bool {
         switch argument {
-        case "--work": workDirectory = try arguments.value(of: argument)
-        case "--generator": generator = try arguments.value(of: argument)
+        case "--work": workDirectory = try arguments.path(of: argument)
+        case "--generator": generator = try arguments.path(of: argument)
         case "--workloads": workloads = try arguments.list(of: argument); namesWorkloads = true
         case "--repeat": repetitions = try arguments.count(of: argument)
         case "--repeat-large": largeRepetitions = try arguments.count(of: argument)

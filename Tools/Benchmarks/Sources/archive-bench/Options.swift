@@ -37,8 +37,8 @@ struct Options {
             if try common.take(argument, from: &arguments) { continue }
             switch argument {
             case "--formats": suites = try arguments.list(of: argument)
-            case "--wrapinspect": wrapinspect = try arguments.value(of: argument)
-            case "--zipfoundation-zip": zipFoundationZip = try arguments.value(of: argument)
+            case "--wrapinspect": wrapinspect = try arguments.path(of: argument)
+            case "--zipfoundation-zip": zipFoundationZip = try arguments.path(of: argument)
             case "--help", "-h": print(Self.usage); exit(0)
             default: throw arguments.unknown(argument)
             }
