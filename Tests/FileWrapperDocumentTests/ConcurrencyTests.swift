@@ -16,10 +16,12 @@ import TestSupport
         let controller = DocumentController(newDocument: document)
 
         let save = Task { try await controller.save(to: url) }
-        await Task.detached { document.serializing.wait() }.value
+        for await _ in document.serializing { break }
         // The save is serializing now. If it held the controller, this edit
-        // would wait for it, and the save would give up after 2 minutes
-        // (long, so that a slow machine or a sanitizer build does not).
+        // would wait for it, and the save would give up after 10 minutes.
+        // Long, because the edit needs a thread of Swift's pool, which the
+        // blocking work of other tests can hold for minutes in a sanitizer
+        // build (a child process, up to the 5 it is given).
         await controller.update { $0.text = "edited during the save" }
         document.release.signal()
         try await save.value
@@ -30,6 +32,19 @@ import TestSupport
         document.release.signal()
         try await controller.save()
         #expect(try Disk.text(url) == "edited during the save")
+    }
+
+    /// Serializing and writing hold none of the threads of Swift's pool:
+    /// in a process of its own, where no other test uses the pool, a task
+    /// per core blocks its thread while a save serializes.
+    @Test func aSaveLeavesEveryThreadOfThePoolToOtherTasks() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.appending("Saved.txt")
+
+        let run = try KillHarness.run(["save-while-threads-block", url.path], killingAfter: nil)
+
+        #expect(run.succeeded, "\(run.ending)")
+        #expect(try Disk.text(url) == "saved while the tasks blocked")
     }
 
     @Test func savesRunOneAfterAnotherInOrder() async throws {
@@ -50,12 +65,13 @@ import TestSupport
     }
 }
 
-/// A reference document whose serialization signals that it started and
-/// then waits to be released.
+/// A reference document whose serialization says that it started and then
+/// waits to be released.
 final class GatedDocument: ReferenceFileDocument {
     static var readableContentTypes: [UTType] { [.plainText] }
 
-    let serializing = DispatchSemaphore(value: 0)
+    let serializing: AsyncStream<Void>
+    private let serializingStarted: AsyncStream<Void>.Continuation
     let release = DispatchSemaphore(value: 0)
     private let storage: Locked<String>
 
@@ -66,17 +82,20 @@ final class GatedDocument: ReferenceFileDocument {
 
     init(text: String) {
         storage = Locked(text)
+        (serializing, serializingStarted) = AsyncStream.makeStream()
     }
 
-    init(configuration: ReadConfiguration) throws {
-        storage = Locked(String(decoding: configuration.file.regularFileContents ?? Data(), as: UTF8.self))
+    convenience init(configuration: ReadConfiguration) throws {
+        self.init(text: String(decoding: configuration.file.regularFileContents ?? Data(), as: UTF8.self))
     }
 
     func snapshot(contentType: UTType) throws -> String { text }
 
     func fileWrapper(snapshot: String, configuration: WriteConfiguration) throws -> FileWrapper {
-        serializing.signal()
-        guard release.wait(timeout: .now() + 120) == .success else { throw CocoaError(.fileWriteUnknown) }
+        serializingStarted.yield()
+        guard release.wait(timeout: .now() + 600) == .success else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "not released within 10 minutes"])
+        }
         return FileWrapper(regularFileWithContents: Data(snapshot.utf8))
     }
 }

@@ -70,3 +70,56 @@ struct FilesDocument: FileDocument {
         return root
     }
 }
+
+/// `save-while-threads-block DOCUMENT`: saves a new text document as
+/// DOCUMENT while as many tasks as there are cores block their threads at
+/// once. Swift runs tasks on a pool of as many threads as cores, so they
+/// can all block together only if the save's serialization holds none of
+/// them; its serialization waits for them, for 30 s at most, and the save
+/// fails if they never all came.
+func saveWhileThreadsBlock(_ arguments: [String], _ flags: Set<String>) async throws {
+    let tasks = ProcessInfo.processInfo.activeProcessorCount
+    let document = WaitingDocument(tasks: tasks)
+    let controller = DocumentController(newDocument: document)
+    let save = Task { try await controller.save(to: URL(fileURLWithPath: arguments[0])) }
+    for await _ in document.serializing { break }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<tasks {
+            group.addTask {
+                document.tasksBlocking.leave()
+                guard document.tasksBlocking.wait(timeout: .now() + 30) == .success else {
+                    throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the \(tasks) tasks never blocked at once"])
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    try await save.value
+}
+
+/// A text document whose serialization says when it starts, then waits
+/// until `tasks` tasks have blocked at once (`tasksBlocking`).
+struct WaitingDocument: FileDocument {
+    static var readableContentTypes: [UTType] { [.plainText] }
+
+    let serializing: AsyncStream<Void>
+    private let serializingStarted: AsyncStream<Void>.Continuation
+    let tasksBlocking = DispatchGroup()
+
+    init(tasks: Int) {
+        (serializing, serializingStarted) = AsyncStream.makeStream()
+        for _ in 0..<tasks { tasksBlocking.enter() }
+    }
+
+    init(configuration: ReadConfiguration) throws {
+        self.init(tasks: 0)
+    }
+
+    func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper {
+        serializingStarted.yield()
+        guard tasksBlocking.wait(timeout: .now() + 30) == .success else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the tasks never blocked at once while the save serialized"])
+        }
+        return FileWrapper(regularFileWithContents: Data("saved while the tasks blocked".utf8))
+    }
+}

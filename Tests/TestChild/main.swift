@@ -10,6 +10,8 @@
 //                                                  print open descriptors and threads before and after
 //   fwk-test-child save-document SOURCE DOCUMENT  open DOCUMENT (a package, or a zip container if it ends in .zip)
 //                                                  with DocumentController, make its files SOURCE's, save it in place
+//   fwk-test-child save-while-threads-block DOCUMENT
+//                                                  save a new text document as DOCUMENT while a task per core blocks
 //
 // With --announce-start, every command first prints "started" and a newline
 // on standard output, so that a test can time (and kill) the operation
@@ -24,6 +26,7 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
     "unpack": (2, "unpack ARCHIVE DESTINATION [--force] [--count-resources]", unpack),
     "save-document": (2, "save-document SOURCE DOCUMENT", saveDocument),
+    "save-while-threads-block": (1, "save-while-threads-block DOCUMENT", saveWhileThreadsBlock),
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())

@@ -4,15 +4,21 @@ import Glibc
 
 /// The work of a ``DocumentController`` that touches the disk or runs the
 /// document's own reading and serializing code: all of it off the
-/// controller (`@concurrent`), so neither the caller nor edits wait for it.
+/// controller, so neither the caller nor edits wait for it, and outside
+/// Swift's cooperative pool (see ``onBackgroundThread(_:)``).
 enum DocumentDisk {
     /// Reads `url` as `type` and makes the document from it. The stamp is
     /// taken first, so a change made while reading shows as a conflict at
     /// the next save rather than going unnoticed.
-    @concurrent
     static func open<Document>(
         _ url: URL, as type: UTType, with serialization: DocumentSerialization<Document>
     ) async throws -> (document: Document, revision: DiskRevision) {
+        try await onBackgroundThread { try read(url, as: type, with: serialization) }
+    }
+
+    private static func read<Document>(
+        _ url: URL, as type: UTType, with serialization: DocumentSerialization<Document>
+    ) throws -> (document: Document, revision: DiskRevision) {
         let stamp = DiskStamp(of: url)
         let file = try DocumentStorage(type).read(url, as: type)
         let document: Document
@@ -27,10 +33,17 @@ enum DocumentDisk {
     /// Serializes `pending` and writes it to `url` as `type`, atomically.
     /// With `expected`, refuses to write unless what is at `url` still has
     /// that stamp (checked after serializing, just before writing).
-    @concurrent
     static func save(
         _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool
     ) async throws -> DiskRevision {
+        try await onBackgroundThread {
+            try write(pending, to: url, as: type, previous: previous, expected: expected, inPlace: inPlace)
+        }
+    }
+
+    private static func write(
+        _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool
+    ) throws -> DiskRevision {
         let wrapper: FileWrapper
         do {
             wrapper = try pending.makeFileWrapper(FileDocumentWriteConfiguration(contentType: type, existingFile: previous?.file))
@@ -53,8 +66,11 @@ enum DocumentDisk {
     /// revision's lazily read files at the new place (a zip container's
     /// are in memory already). Should that re-read fail, the files it could
     /// not find fail with their own error when read.
-    @concurrent
     static func rename(_ url: URL, to newName: String, revision: DiskRevision?, storage: DocumentStorage) async throws -> URL {
+        try await onBackgroundThread { try move(url, to: newName, revision: revision, storage: storage) }
+    }
+
+    private static func move(_ url: URL, to newName: String, revision: DiskRevision?, storage: DocumentStorage) throws -> URL {
         let destination = url.deletingLastPathComponent().appendingPathComponent(newName)
         let parentPath = url.deletingLastPathComponent().path
         do {
@@ -68,5 +84,24 @@ enum DocumentDisk {
             try? file.read(from: destination)
         }
         return destination
+    }
+
+    /// Runs `work` on a thread outside Swift's cooperative pool and waits
+    /// for it without holding a thread of that pool, which has only as many
+    /// as cores. A document's reading and serializing are its own
+    /// synchronous code, and a save of a large package writes for seconds:
+    /// on the pool they would stall every other task of the process
+    /// meanwhile. SwiftUI, too, serializes on a background thread.
+    ///
+    /// A serial queue of its own, because libdispatch gives such a queue a
+    /// thread at once (it overcommits); a global queue shares the pool's
+    /// count of threads on Linux, and waits a second, at times far longer, for
+    /// a thread when the pool's are blocked.
+    private static func onBackgroundThread<Value: Sendable>(
+        _ work: @escaping @Sendable () throws -> Value
+    ) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "FileWrapperDocument.DocumentDisk").async { continuation.resume(with: Result(catching: work)) }
+        }
     }
 }
