@@ -87,9 +87,7 @@ func saveWhileThreadsBlock(_ arguments: [String], _ flags: Set<String>) async th
         for _ in 0..<tasks {
             group.addTask {
                 document.tasksBlocking.leave()
-                guard document.tasksBlocking.wait(timeout: .now() + 30) == .success else {
-                    throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the \(tasks) tasks never blocked at once"])
-                }
+                guard document.tasksBlocking.wait(timeout: .now() + 30) == .success else { throw WaitingDocument.NeverAllBlocked() }
             }
         }
         try await group.waitForAll()
@@ -106,6 +104,10 @@ struct WaitingDocument: FileDocument {
     private let serializingStarted: AsyncStream<Void>.Continuation
     let tasksBlocking = DispatchGroup()
 
+    struct NeverAllBlocked: Error, CustomStringConvertible {
+        var description: String { "the tasks never all blocked at once while the save serialized" }
+    }
+
     init(tasks: Int) {
         (serializing, serializingStarted) = AsyncStream.makeStream()
         for _ in 0..<tasks { tasksBlocking.enter() }
@@ -117,9 +119,7 @@ struct WaitingDocument: FileDocument {
 
     func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper {
         serializingStarted.yield()
-        guard tasksBlocking.wait(timeout: .now() + 30) == .success else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the tasks never blocked at once while the save serialized"])
-        }
+        guard tasksBlocking.wait(timeout: .now() + 30) == .success else { throw NeverAllBlocked() }
         return FileWrapper(regularFileWithContents: Data("saved while the tasks blocked".utf8))
     }
 }
