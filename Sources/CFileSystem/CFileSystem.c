@@ -4,7 +4,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <linux/openat2.h>
 
 const unsigned int cfs_RENAME_NOREPLACE = RENAME_NOREPLACE;
 const unsigned int cfs_RENAME_EXCHANGE = RENAME_EXCHANGE;
@@ -15,6 +17,14 @@ int cfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *n
 
 ssize_t cfs_copy_file_range(int fd_in, off_t *off_in, int fd_out, size_t len) {
     return copy_file_range(fd_in, off_in, fd_out, NULL, len, 0);
+}
+
+int cfs_open_beneath(int dirfd, const char *path, int flags) {
+    struct open_how how = {
+        .flags = (unsigned long long)(flags | O_CLOEXEC),
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
 int cfs_syncfs(int fd) { return syncfs(fd); }

@@ -17,6 +17,13 @@ extern const unsigned int cfs_RENAME_EXCHANGE;
 /// offset of `fd_in`.
 ssize_t cfs_copy_file_range(int fd_in, off_t *off_in, int fd_out, size_t len);
 
+/// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS:
+/// opens the relative `path` below `dirfd` in one call, failing (ELOOP,
+/// EXDEV) rather than going through any symlink or `..` out of `dirfd`.
+/// O_CLOEXEC is added to `flags`. ENOSYS where the kernel (before 5.6) or a
+/// seccomp filter does not have it.
+int cfs_open_beneath(int dirfd, const char *path, int flags);
+
 /// syncfs(2): flushes the whole file system that holds `fd`.
 int cfs_syncfs(int fd);
 

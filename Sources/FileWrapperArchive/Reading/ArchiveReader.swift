@@ -35,11 +35,11 @@ private struct TreeBuilder {
     let handle: ArchiveReadHandle
     let limits: ArchiveReadLimits
     let root = FileWrapper(directoryWithFileWrappers: [:])
-    /// Directories by path, to find parents; those made only as parents are
-    /// marked, so that a later entry for them is not a duplicate.
-    private var directories: [String: (wrapper: FileWrapper, implicit: Bool)] = [:]
-    /// Regular files by path, for hard links.
-    private var files: [String: FileWrapper] = [:]
+    /// Directories by path (their bytes), to find parents; those made only
+    /// as parents are marked, so that a later entry for them is not a duplicate.
+    private var directories: [PathKey: (wrapper: FileWrapper, implicit: Bool)] = [:]
+    /// Regular files by path (their bytes), for hard links.
+    private var files: [PathKey: FileWrapper] = [:]
     private var entries = 0
     private var budget: ContentBudget
 
@@ -47,7 +47,7 @@ private struct TreeBuilder {
         self.handle = handle
         self.limits = limits
         budget = ContentBudget(limits: limits)
-        directories[""] = (root, true)
+        directories[PathKey([])] = (root, true)
     }
 
     consuming func build() throws -> FileWrapper {
@@ -76,19 +76,19 @@ private struct TreeBuilder {
 
         if let target = header.hardlinkTarget {
             let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: handle.name, limits: limits).components
-            guard let original = files[targetNames.joined(separator: "/")] else {
+            guard let original = files[PathKey(targetNames)] else {
                 throw error(.unsafePath, path, "the hard link's target \"\(target)\" is not an earlier regular file")
             }
             let copy = FileWrapper(regularFileWithContents: try original.readRegularFileContents())
             copy.attributes = original.attributes
             try insert(copy, at: names, entry: path)
-            files[names.joined(separator: "/")] = copy
+            files[PathKey(names)] = copy
             return
         }
 
         switch header.type & S_IFMT {
         case S_IFDIR:
-            let key = names.joined(separator: "/")
+            let key = PathKey(names)
             if let existing = directories[key] {
                 guard existing.implicit else { throw error(.duplicateEntry, path, "the archive has this directory twice") }
                 existing.wrapper.attributes = attributes
@@ -103,7 +103,7 @@ private struct TreeBuilder {
             let file = FileWrapper(regularFileWithContents: try readContents(entry: path))
             file.attributes = attributes
             try insert(file, at: names, entry: path)
-            files[names.joined(separator: "/")] = file
+            files[PathKey(names)] = file
         case S_IFLNK:
             let target = header.symlinkTarget ?? []
             guard target.count <= limits.maxLinkLength else {
@@ -118,35 +118,39 @@ private struct TreeBuilder {
     }
 
     /// Adds `wrapper` at `names`, making missing parent directories.
-    private mutating func insert(_ wrapper: FileWrapper, at names: [String], entry: String) throws {
+    private mutating func insert(_ wrapper: FileWrapper, at names: [EntryName], entry: String) throws {
         guard let name = names.last else {
             throw error(.unsafePath, entry, "the entry would replace the archive's root")
         }
         var parent = root
         for depth in 0..<(names.count - 1) {
-            let key = names[...depth].joined(separator: "/")
+            let key = PathKey(names[...depth])
             if let directory = directories[key] {
                 parent = directory.wrapper
                 continue
             }
-            guard parent.fileWrappers?[names[depth]] == nil else {
-                throw error(.duplicateEntry, entry, "\"\(key)\" is a file, not a directory")
-            }
+            try checkNew(names[depth], in: parent, entry: entry)
             let directory = FileWrapper(directoryWithFileWrappers: [:])
-            directory.preferredFilename = names[depth]
+            directory.preferredFilename = names[depth].text
             parent.addFileWrapper(directory)
             directories[key] = (directory, true)
             parent = directory
         }
-        if let siblings = parent.fileWrappers, let index = siblings.index(forKey: name) {
-            let existing = siblings.keys[index]
-            let detail = Array(existing.utf8) == Array(name.utf8)
-                ? "the archive has this path twice"
-                : "the name is the same Swift String as \"\(existing)\" (a different Unicode spelling)"
-            throw error(.duplicateEntry, entry, detail)
-        }
-        wrapper.preferredFilename = name
+        try checkNew(name, in: parent, entry: entry)
+        wrapper.preferredFilename = name.text
         parent.addFileWrapper(wrapper)
+    }
+
+    /// Throws unless `parent` has no child named `name`, nor one whose name
+    /// is the same Swift `String` in another Unicode spelling: a FileWrapper
+    /// keys its children by `String`, so it cannot hold both.
+    private func checkNew(_ name: EntryName, in parent: FileWrapper, entry: String) throws {
+        guard let siblings = parent.fileWrappers, let index = siblings.index(forKey: name.text) else { return }
+        let existing = siblings.keys[index]
+        let detail = EntryName(existing) == name
+            ? "the archive has this path twice"
+            : "the name is the same Swift String as \"\(PathDisplay.escapedScalars(existing))\" (a different Unicode spelling)"
+        throw error(.duplicateEntry, entry, detail)
     }
 
     /// The current entry's bytes, counted against the limits as they come.

@@ -8,7 +8,7 @@
 struct EntryPath {
     /// The names from the top of the tree down; empty for the tree's root
     /// itself (`.` or `./`).
-    let components: [String]
+    let components: [EntryName]
 
     /// Checks `path`; errors name `entry` (the entry whose path this is, or
     /// whose hard-link target it is) and call the path `role`.
@@ -23,7 +23,7 @@ struct EntryPath {
             throw ArchiveError(.unsafePath, archive: archive, entry: entry, message: "\(role) is absolute")
         }
         let dot = UInt8(ascii: ".")
-        var names: [String] = []
+        var names: [EntryName] = []
         var climbs = false
         var longest = 0
         // One pass over the bytes: this runs for every entry of an unpack,
@@ -40,7 +40,7 @@ struct EntryPath {
                 case 2 where name[0] == dot && name[1] == dot: climbs = true
                 default:
                     longest = max(longest, name.count)
-                    names.append(String(decoding: name, as: UTF8.self))
+                    names.append(EntryName(name))
                 }
             }
         }

@@ -16,22 +16,25 @@ final class Extraction {
     private let limits: ArchiveReadLimits
     private let directories: DirectoryDescriptors
     private let workers: FileWorkers
-    private var tree = UnpackedTree()
+    private let tree = UnpackedTree()
     private(set) var entries = 0
     private(set) var budget: ContentBudget
     /// The process's umask, read once; files whose modes it leaves whole
     /// are created with them.
     private let umask = NewFile.processUmask()
-    /// Directories' modes and times, applied at the end, deepest first:
-    /// before that, each must stay writable and its time would change with
-    /// every entry made in it. Directories made only as parents get 0755
-    /// and keep the time they were made.
-    private var directoryAttributes: [(names: [String], mode: mode_t, modified: timespec?)] = []
-    /// The folder of the last entry and its descriptor. Entries in one
-    /// folder come one after another, and a directory in ``tree`` stays
-    /// one, so the next entry there needs neither the tree's checks of its
-    /// parents nor a lookup of the descriptor.
-    private var lastParent: (names: ArraySlice<String>, directory: OpenDirectory)?
+    /// The folder of the last entry: its names, its nodes in ``tree`` from
+    /// the root down, and its descriptor. Entries in one folder come one
+    /// after another, and a directory in ``tree`` stays one, so the next
+    /// entry there needs neither the tree's checks of its parents nor a
+    /// lookup of the descriptor. Its names are compared by their bytes.
+    private var lastParent: Parent?
+
+    private struct Parent {
+        let names: ArraySlice<EntryName>
+        let chain: [UnpackedTree.Node]
+        let directory: OpenDirectory
+        var node: UnpackedTree.Node { chain[chain.count - 1] }
+    }
     /// Where the bytes of large files, and of small ones whose size the
     /// header does not give, are read.
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileWorkers.largeFile, alignment: 16)
@@ -49,7 +52,7 @@ final class Extraction {
         self.place = place
         self.limits = limits
         budget = ContentBudget(limits: limits)
-        directories = DirectoryDescriptors(root: root) { names in PathDisplay.join(place.path, names) }
+        directories = DirectoryDescriptors(root: root) { names in PathDisplay.join(place.path, names.map(\.text)) }
         workers = FileWorkers(count: Syscall.availableProcessors(), archive: input.name, destination: place.path)
     }
 
@@ -92,35 +95,36 @@ final class Extraction {
             throw refusal(.unsupportedEntry, path, "device nodes, FIFOs and sockets are not unpacked")
         }
         let parent = try makeParents(of: names, entry: path)
-        let display = { PathDisplay.join(self.place.path, names) }
+        let display = { PathDisplay.join(self.place.path, names.map(\.text)) }
         // Without a time in the archive, the entry keeps the time it was made.
         let modified = header.modifiedIsSet
             ? timespec(tv_sec: Int(header.modified.seconds), tv_nsec: Int(header.modified.nanoseconds)) : Syscall.omitTime
 
         if let target = header.hardlinkTarget {
             let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: input.name, limits: limits).components
-            guard tree.isFile(targetNames) else {
+            guard tree.node(at: targetNames)?.kind == .file else {
                 throw refusal(.unsafePath, path, "the hard link's target \"\(target)\" is not an earlier regular file")
             }
-            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(names) }
+            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(name, in: parent.node) }
             // The target may still be queued for a worker.
             try workers.waitUntilDone()
             try place.io(entry: path) {
                 let targetParent = try directories.directory(targetNames.dropLast())
-                try Syscall.link(targetNames[targetNames.count - 1], in: targetParent.fd, as: name, in: parent.fd, path: display)
+                try Syscall.link(targetNames[targetNames.count - 1].text, in: targetParent.fd, as: name.text, in: parent.directory.fd, path: display)
             }
             return
         }
         switch kind {
         case S_IFDIR:
-            let isNew = try record(path) { () throws(UnpackedTree.Conflict) in try tree.addDirectory(names) }
+            let (node, isNew) = try record(path) { () throws(UnpackedTree.Conflict) in try tree.addDirectory(name, in: parent.node) }
             if isNew {
-                try place.io(entry: path) { try Syscall.makeDirectory(name, in: parent.fd, mode: 0o700, path: display) }
+                try place.io(entry: path) { try Syscall.makeDirectory(name.text, in: parent.directory.fd, mode: 0o700, path: display) }
             }
-            directoryAttributes.append((names, Self.safeMode(header.permissions), modified))
+            node.mode = Self.safeMode(header.permissions)
+            node.modified = header.modifiedIsSet ? modified : nil
         case S_IFREG:
-            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(names) }
-            let file = NewFile(directory: parent, name: name, names: names, entry: path, mode: Self.safeMode(header.permissions),
+            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addFile(name, in: parent.node) }
+            let file = NewFile(directory: parent.directory, name: name, names: names, entry: path, mode: Self.safeMode(header.permissions),
                                modified: modified, umask: umask)
             try make(file, size: header.size, display: display)
         default:
@@ -132,30 +136,32 @@ final class Extraction {
             guard target.first != UInt8(ascii: "/") else {
                 throw refusal(.unsafePath, path, "the symlink's target \"\(PathDisplay.text(target))\" is absolute")
             }
-            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addSymlink(names, target: target) }
+            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addSymlink(name, in: parent.chain, target: target) }
             try place.io(entry: path) {
-                try Syscall.makeSymbolicLink(name, in: parent.fd, target: target, path: display)
+                try Syscall.makeSymbolicLink(name.text, in: parent.directory.fd, target: target, path: display)
                 let times = [Syscall.omitTime, modified]
-                try Syscall.retrying("utimensat", display) { utimensat(parent.fd, name, times, AT_SYMLINK_NOFOLLOW) }
+                try Syscall.retrying("utimensat", display) { utimensat(parent.directory.fd, name.text, times, AT_SYMLINK_NOFOLLOW) }
             }
         }
     }
 
     /// Makes the missing directories above `names` and returns its parent.
-    private func makeParents(of names: [String], entry: String) throws -> OpenDirectory {
+    private func makeParents(of names: [EntryName], entry: String) throws -> Parent {
         let parentNames = names.dropLast()
-        if let lastParent, lastParent.names == parentNames { return lastParent.directory }
-        let missing = try record(entry) { () throws(UnpackedTree.Conflict) in try tree.missingParents(of: names) }
+        if let lastParent, lastParent.names.elementsEqual(parentNames) { return lastParent }
+        var (chain, existing) = try record(entry) { () throws(UnpackedTree.Conflict) in try tree.existingDirectories(parentNames) }
         return try place.io(entry: entry) {
-            for depth in missing {
-                let parent = try directories.directory(names[..<depth])
-                try Syscall.makeDirectory(names[depth], in: parent.fd, mode: 0o700, path: { PathDisplay.join(self.place.path, Array(names[...depth])) })
-                tree.addImplicitDirectory(names[...depth])
-                directoryAttributes.append((Array(names[...depth]), 0o755, nil))
+            var directory = try directories.directory(parentNames.prefix(existing))
+            for depth in existing..<parentNames.count {
+                let display = { PathDisplay.join(self.place.path, names[...depth].map(\.text)) }
+                try Syscall.makeDirectory(names[depth].text, in: directory.fd, mode: 0o700, path: display)
+                chain.append(tree.addImplicitDirectory(names[depth], in: chain[chain.count - 1]))
+                directory = OpenDirectory(try Syscall.openDirectory(names[depth].text, in: directory.fd, path: display))
             }
-            let directory = try directories.directory(parentNames)
-            lastParent = (parentNames, directory)
-            return directory
+            if existing < parentNames.count { directories.remember(directory, at: parentNames) }
+            let parent = Parent(names: parentNames, chain: chain, directory: directory)
+            lastParent = parent
+            return parent
         }
     }
 
@@ -263,19 +269,21 @@ final class Extraction {
         }
     }
 
-    /// Applies the directories' modes and times, deepest first.
+    /// Applies the directories' modes and times, each after every directory
+    /// inside it: until then each must stay writable, and its time would
+    /// change with every entry made in it. Each is opened without going
+    /// through a symlink and changed through its own descriptor (`fchmod`,
+    /// `futimens`), never by a name the kernel could resolve elsewhere.
     private func finishDirectories() throws {
-        for (names, mode, modified) in directoryAttributes.sorted(by: { $0.names.count > $1.names.count }) {
+        try tree.forEachDirectoryDeepestFirst { names, node in
             directories.trim()
-            let entry = names.joined(separator: "/")
-            try place.io(entry: entry) {
-                let parent = try directories.directory(names.dropLast())
-                let name = names[names.count - 1]
-                let display = { PathDisplay.join(self.place.path, names) }
-                try Syscall.retrying("fchmodat", display) { fchmodat(parent.fd, name, mode, 0) }
-                if let modified {
+            try place.io(entry: names.map(\.text).joined(separator: "/")) {
+                let directory = try directories.directory(names[...])
+                let display = { PathDisplay.join(self.place.path, names.map(\.text)) }
+                try Syscall.retrying("fchmod", display) { fchmod(directory.fd, node.mode) }
+                if let modified = node.modified {
                     let times = [Syscall.omitTime, modified]
-                    try Syscall.retrying("utimensat", display) { utimensat(parent.fd, name, times, AT_SYMLINK_NOFOLLOW) }
+                    try Syscall.retrying("futimens", display) { futimens(directory.fd, times) }
                 }
             }
         }

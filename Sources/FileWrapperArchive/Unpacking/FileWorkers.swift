@@ -6,9 +6,9 @@ import Synchronization
 /// once its bytes are written.
 struct NewFile: Sendable {
     let directory: OpenDirectory
-    let name: String
+    let name: EntryName
     /// Its path below the destination, for errors.
-    let names: [String]
+    let names: [EntryName]
     /// The entry as the archive names it, for errors.
     let entry: String
     let mode: mode_t
@@ -18,7 +18,7 @@ struct NewFile: Sendable {
     /// takes none of its bits, a `fchmod` a file is saved.
     let isCreatedWithMode: Bool
 
-    init(directory: OpenDirectory, name: String, names: [String], entry: String, mode: mode_t, modified: timespec, umask: mode_t?) {
+    init(directory: OpenDirectory, name: EntryName, names: [EntryName], entry: String, mode: mode_t, modified: timespec, umask: mode_t?) {
         self.directory = directory
         self.name = name
         self.names = names
@@ -30,7 +30,7 @@ struct NewFile: Sendable {
 
     /// Creates it empty, with `openat(O_CREAT | O_EXCL | O_NOFOLLOW)`.
     func create(path: Syscall.Path) throws(FileWrapperError) -> CInt {
-        try Syscall.open(name, in: directory.fd, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+        try Syscall.open(name.text, in: directory.fd, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
                          mode: isCreatedWithMode ? mode : 0o600, path: path)
     }
 
@@ -382,7 +382,7 @@ final class FileWorkers: @unchecked Sendable {
 
     /// Creates `file`, writes `contents` and sets its mode and time.
     private func make(_ file: NewFile, contents: UnsafeRawBufferPointer) throws(ArchiveError) {
-        let path = { PathDisplay.join(self.destination, file.names) }
+        let path = { PathDisplay.join(self.destination, file.names.map(\.text)) }
         do throws(FileWrapperError) {
             let fd = try file.create(path: path)
             defer { Syscall.close(fd) }

@@ -1,15 +1,51 @@
-/// What an unpack has made so far, by path, and the checks that depend on
-/// it: no entry below a symlink or a file, no path twice, and no symlink
-/// that leads out of the tree, following the links made before it.
+import Glibc
+
+/// What an unpack has made so far, as a tree of names compared by their
+/// bytes (``EntryName``), and the checks that depend on it: no entry below a
+/// symlink or a file, no path twice, and no symlink that leads out of the
+/// tree, following the links made before it.
 ///
-/// Paths are keys of their exact bytes (`a/b`), so two spellings of one
-/// name in Unicode are two paths, as they are two files on Linux.
-struct UnpackedTree {
-    enum Node: Equatable {
-        /// `explicit` when the archive has an entry for it, not only entries below it.
-        case directory(explicit: Bool)
-        case file
-        case symlink(target: [UInt8])
+/// A tree and not a set of paths, so that each check costs the names it
+/// looks at: finding an entry's folder walks its names once, and resolving
+/// a link's target steps from node to node, whatever the depth.
+final class UnpackedTree {
+    /// A path of the tree and what is there.
+    final class Node {
+        enum Kind: Equatable {
+            /// `explicit` when the archive has an entry for it, not only entries below it.
+            case directory(explicit: Bool)
+            case file
+            case symlink(target: [UInt8])
+            /// Nothing yet: a path that an earlier symlink's target went
+            /// through, kept while it leads to one that `climbed` out of it
+            /// with `..`. A symlink made where the target climbed would
+            /// change where that link leads (`a/..` is the tree's parent
+            /// once `a -> .`), so it is refused.
+            case absent(climbed: Bool)
+        }
+
+        fileprivate(set) var kind: Kind
+        fileprivate(set) var children: [EntryName: Node] = [:]
+        /// A directory's permission bits and time, applied when the unpack
+        /// ends; one made only as a parent gets 0755 and keeps the time it
+        /// was made (nil).
+        var mode: mode_t = 0o755
+        var modified: timespec?
+
+        fileprivate init(_ kind: Kind) {
+            self.kind = kind
+        }
+
+        var isDirectory: Bool {
+            if case .directory = kind { return true }
+            return false
+        }
+
+        /// Whether nothing is here yet.
+        fileprivate var isAbsent: Bool {
+            if case .absent = kind { return true }
+            return false
+        }
     }
 
     /// Why a path cannot be made; the unpacker turns it into an error that
@@ -24,127 +60,168 @@ struct UnpackedTree {
         case redirectsEarlierLink
     }
 
-    private var nodes: [PathKey: Node] = [:]
-    /// Paths an earlier symlink's target climbs out of with `..` while
-    /// nothing was there. A symlink made there later would change where that
-    /// link leads (`a/..` is the tree's parent once `a -> .`), so it is refused.
-    private var climbedThrough: Set<PathKey> = []
+    /// The destination itself.
+    let root = Node(.directory(explicit: false))
 
-    static func key(_ names: ArraySlice<String>) -> PathKey {
-        var key: [UInt8] = []
-        key.reserveCapacity(names.reduce(names.count) { $0 + $1.utf8.count })
-        for name in names {
-            if !key.isEmpty { key.append(UInt8(ascii: "/")) }
-            key.append(contentsOf: name.utf8)
-        }
-        return PathKey(bytes: key)
-    }
-
-    /// The parents of `names` that do not exist yet, after checking that none
-    /// of the existing ones is a file or a symlink.
-    func missingParents(of names: [String]) throws(Conflict) -> [Int] {
-        var missing: [Int] = []
-        for depth in 0..<(names.count - 1) {
-            switch nodes[Self.key(names[...depth])] {
-            case nil: missing.append(depth)
-            case .directory: continue
-            case .symlink: throw .belowSymlink(names[...depth].joined(separator: "/"))
-            case .file: throw .belowFile(names[...depth].joined(separator: "/"))
+    /// The nodes from the root down to the deepest existing directory of
+    /// `names`, and how many of `names` that is: the rest are missing.
+    /// Throws when one of them is a file or a symlink.
+    func existingDirectories(_ names: ArraySlice<EntryName>) throws(Conflict) -> (chain: [Node], count: Int) {
+        var chain = [root]
+        for (count, name) in names.enumerated() {
+            guard let node = chain[chain.count - 1].children[name] else { return (chain, count) }
+            switch node.kind {
+            case .directory: chain.append(node)
+            case .absent: return (chain, count)
+            case .symlink: throw .belowSymlink(PathKey(names.prefix(count + 1)).display)
+            case .file: throw .belowFile(PathKey(names.prefix(count + 1)).display)
             }
         }
-        return missing
+        return (chain, names.count)
     }
 
-    /// Records a directory made only as a parent.
-    mutating func addImplicitDirectory(_ names: ArraySlice<String>) {
-        nodes[Self.key(names)] = .directory(explicit: false)
+    /// The node at `names`, if something is there.
+    func node(at names: [EntryName]) -> Node? {
+        var node = root
+        for name in names {
+            guard let child = node.children[name], !child.isAbsent else { return nil }
+            node = child
+        }
+        return node
     }
 
-    /// Records an explicit directory; returns `false` when it already exists
-    /// as an implicit one (nothing to make, only its attributes to set).
-    mutating func addDirectory(_ names: [String]) throws(Conflict) -> Bool {
-        let key = Self.key(names[...])
-        switch nodes[key] {
-        case nil:
-            nodes[key] = .directory(explicit: true)
-            return true
+    /// Records a directory made only as a parent, named `name` in `parent`.
+    func addImplicitDirectory(_ name: EntryName, in parent: Node) -> Node {
+        if let node = parent.children[name] {
+            node.kind = .directory(explicit: false)
+            return node
+        }
+        let node = Node(.directory(explicit: false))
+        parent.children[name] = node
+        return node
+    }
+
+    /// Records an explicit directory; `isNew` is `false` when it already
+    /// exists as an implicit one (nothing to make, only its attributes to set).
+    func addDirectory(_ name: EntryName, in parent: Node) throws(Conflict) -> (node: Node, isNew: Bool) {
+        guard let node = parent.children[name] else {
+            let node = Node(.directory(explicit: true))
+            parent.children[name] = node
+            return (node, true)
+        }
+        switch node.kind {
+        case .absent:
+            node.kind = .directory(explicit: true)
+            return (node, true)
         case .directory(explicit: false):
-            nodes[key] = .directory(explicit: true)
-            return false
+            node.kind = .directory(explicit: true)
+            return (node, false)
         case .directory(explicit: true): throw .duplicate
         case .file, .symlink: throw .fileAndDirectory
         }
     }
 
     /// Records a regular file (or a hard link to one).
-    mutating func addFile(_ names: [String]) throws(Conflict) {
-        let key = Self.key(names[...])
-        switch nodes[key] {
-        case nil: nodes[key] = .file
+    func addFile(_ name: EntryName, in parent: Node) throws(Conflict) {
+        switch parent.children[name]?.kind {
+        case nil, .absent: parent.children[name] = Node(.file)
         case .directory: throw .fileAndDirectory
         case .file, .symlink: throw .duplicate
         }
     }
 
-    /// Whether `names` is a regular file made earlier.
-    func isFile(_ names: [String]) -> Bool {
-        nodes[Self.key(names[...])] == .file
-    }
-
-    /// Records a symlink to the relative `target` after checking that it
-    /// stays inside the tree, following the symlinks made so far.
-    mutating func addSymlink(_ names: [String], target: [UInt8]) throws(Conflict) {
-        let key = Self.key(names[...])
-        switch nodes[key] {
-        case nil: break
+    /// Records a symlink to the relative `target`, named `name` in the
+    /// directory at the end of `chain` (the nodes from the root down), after
+    /// checking that it stays inside the tree, following the symlinks made
+    /// so far.
+    func addSymlink(_ name: EntryName, in chain: [Node], target: [UInt8]) throws(Conflict) {
+        let parent = chain[chain.count - 1]
+        switch parent.children[name]?.kind {
+        case nil, .absent(climbed: false): break
+        case .absent(climbed: true): throw .redirectsEarlierLink
         case .directory: throw .fileAndDirectory
         case .file, .symlink: throw .duplicate
         }
-        guard !climbedThrough.contains(key) else { throw .redirectsEarlierLink }
-        try checkInside(target, from: names.dropLast().map { Array($0.utf8) })
-        nodes[key] = .symlink(target: target)
+        try checkInside(target, from: chain)
+        parent.children[name] = Node(.symlink(target: target))
     }
 
-    /// Resolves `target` from the directory `start` as the kernel would,
-    /// expanding the symlinks made so far, and throws if it leaves the tree.
-    /// Paths climbed out of while they do not exist are remembered.
-    private mutating func checkInside(_ target: [UInt8], from start: [[UInt8]]) throws(Conflict) {
+    /// Resolves `target` from the directory at the end of `start` as the
+    /// kernel would, expanding the symlinks made so far, and throws if it
+    /// leaves the tree. The paths it climbs out of while nothing is there
+    /// stay in the tree as absent nodes; the other absent nodes it steps
+    /// into are removed again.
+    private func checkInside(_ target: [UInt8], from start: [Node]) throws(Conflict) {
         guard target.first != UInt8(ascii: "/") else { throw .escapes }
-        var position = start
-        var pending = Array(target.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).reversed())
+        var chain = start
+        var stepped: [(parent: Node, name: EntryName, node: Node)] = []
+        defer { prune(stepped) }
+        var pending = Self.names(target).reversed() as [ArraySlice<UInt8>]
         var expansions = 0
         while let component = pending.popLast() {
             if component.elementsEqual([UInt8(ascii: ".")]) { continue }
             if component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
-                guard !position.isEmpty else { throw .escapes }
-                let key = Self.key(position)
-                if nodes[key] == nil { climbedThrough.insert(key) }
-                position.removeLast()
+                guard chain.count > 1 else { throw .escapes }
+                let left = chain.removeLast()
+                if left.isAbsent { left.kind = .absent(climbed: true) }
                 continue
             }
-            position.append(Array(component))
-            guard case .symlink(let next) = nodes[Self.key(position)] else { continue }
+            let parent = chain[chain.count - 1]
+            let name = component.withUnsafeBufferPointer(EntryName.init)
+            guard let node = parent.children[name] else {
+                let node = Node(.absent(climbed: false))
+                parent.children[name] = node
+                stepped.append((parent, name, node))
+                chain.append(node)
+                continue
+            }
+            guard case .symlink(let next) = node.kind else {
+                chain.append(node)
+                continue
+            }
             // Linux gives up after 40 links (ELOOP); so do we.
             expansions += 1
             guard expansions <= 40 else { throw .tooManyLinks }
             guard next.first != UInt8(ascii: "/") else { throw .escapes }
-            position.removeLast()
-            pending += next.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).reversed()
+            pending += Self.names(next).reversed()
         }
     }
 
-    private static func key(_ names: [[UInt8]]) -> PathKey {
-        PathKey(bytes: Array(names.joined(separator: [UInt8(ascii: "/")])))
+    /// Removes the absent nodes made while resolving a target, newest first,
+    /// that nothing climbed out of and that lead to no node that did.
+    private func prune(_ stepped: [(parent: Node, name: EntryName, node: Node)]) {
+        for (parent, name, node) in stepped.reversed()
+        where node.kind == .absent(climbed: false) && node.children.isEmpty && parent.children[name] === node {
+            parent.children[name] = nil
+        }
     }
-}
 
-/// A path's bytes (`a/b`) as a dictionary key, hashed in one call: an array
-/// of bytes hashes itself byte by byte, which took an unpack of 20,000
-/// files tens of milliseconds on its reading thread.
-struct PathKey: Hashable {
-    var bytes: [UInt8]
+    /// The names of a target, empty ones (`a//b`, a trailing slash) left out.
+    private static func names(_ target: [UInt8]) -> [ArraySlice<UInt8>] {
+        target.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+    }
 
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    /// Calls `body` with every directory below the root and its names,
+    /// each after all the directories inside it; without recursion, so any
+    /// depth will do.
+    func forEachDirectoryDeepestFirst(_ body: ([EntryName], Node) throws -> Void) throws {
+        var names: [EntryName] = []
+        var stack = [(node: root, children: Self.directories(in: root), next: 0)]
+        while var top = stack.popLast() {
+            if top.next < top.children.count {
+                let (name, child) = top.children[top.next]
+                top.next += 1
+                stack.append(top)
+                names.append(name)
+                stack.append((child, Self.directories(in: child), 0))
+            } else if !stack.isEmpty {
+                try body(names, top.node)
+                names.removeLast()
+            }
+        }
+    }
+
+    private static func directories(in node: Node) -> [(EntryName, Node)] {
+        node.children.compactMap { $0.value.isDirectory ? ($0.key, $0.value) : nil }
     }
 }

@@ -57,6 +57,61 @@ package enum Syscall {
         try open(name, in: directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: path)
     }
 
+    /// Opens the directory at `path`, relative and `/`-separated, below
+    /// `directory`, never through a symlink or out of `directory`:
+    /// `openat2(2)` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, one call
+    /// for the whole path, in pieces of at most ``pathPiece`` bytes; where
+    /// the kernel lacks `openat2`, one `openat(O_NOFOLLOW)` a component.
+    /// A symlink anywhere on the way fails with `ELOOP`.
+    package static func openDirectory(beneath path: [UInt8], in directory: CInt, path display: Path) throws(FileWrapperError) -> CInt {
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+        let slash = UInt8(ascii: "/")
+        let pieces = hasOpenBeneath
+            ? pieces(of: path, atMost: pathPiece)
+            : path.split(separator: slash).map(Array.init)
+        var fd = directory
+        for piece in pieces {
+            let next = try withCName(piece) { cPath throws(FileWrapperError) in
+                try retrying(hasOpenBeneath ? "openat2" : "openat", display) {
+                    hasOpenBeneath ? cfs_open_beneath(fd, cPath, flags) : Glibc.openat(fd, cPath, flags | O_CLOEXEC)
+                }
+            }
+            if fd != directory { close(fd) }
+            fd = next
+        }
+        return fd == directory ? try retrying("dup", display) { Glibc.dup(directory) } : fd
+    }
+
+    /// The most bytes of a path given to one `openat2`: below `PATH_MAX`.
+    static let pathPiece = 4000
+
+    /// Whether the kernel has `openat2(2)` (Linux 5.6 on, unless a seccomp
+    /// filter hides it), asked once.
+    private static let hasOpenBeneath: Bool = {
+        let fd = cfs_open_beneath(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { return Glibc.errno != ENOSYS && Glibc.errno != EPERM }
+        close(fd)
+        return true
+    }()
+
+    /// `path` cut at slashes into pieces of at most `limit` bytes (a single
+    /// name longer than that stays whole, for the kernel to refuse).
+    private static func pieces(of path: [UInt8], atMost limit: Int) -> [[UInt8]] {
+        guard path.count > limit else { return path.isEmpty ? [] : [path] }
+        var pieces: [[UInt8]] = []
+        var current: [UInt8] = []
+        for name in path.split(separator: UInt8(ascii: "/")) {
+            if !current.isEmpty, current.count + 1 + name.count > limit {
+                pieces.append(current)
+                current = []
+            }
+            if !current.isEmpty { current.append(UInt8(ascii: "/")) }
+            current.append(contentsOf: name)
+        }
+        if !current.isEmpty { pieces.append(current) }
+        return pieces
+    }
+
     /// `close(2)`. Not retried: on Linux the descriptor is gone even when it fails.
     package static func close(_ fd: CInt) {
         _ = Glibc.close(fd)

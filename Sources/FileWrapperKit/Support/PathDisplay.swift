@@ -22,7 +22,7 @@ package enum PathDisplay {
 
     /// Every scalar outside printable ASCII escaped, so that canonically
     /// equivalent spellings (`caf\u{E9}` and `cafe\u{301}`) look different.
-    static func escapedScalars(_ string: String) -> String {
+    package static func escapedScalars(_ string: String) -> String {
         escaped(Array(string.utf8), escapingNonASCII: true)
     }
 
