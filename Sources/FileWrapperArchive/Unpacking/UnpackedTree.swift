@@ -149,11 +149,14 @@ final class UnpackedTree {
     /// Resolves `target` from the directory at the end of `start` as the
     /// kernel would, expanding the symlinks made so far, and throws if it
     /// leaves the tree. The paths it climbs out of while nothing is there
-    /// stay in the tree as absent nodes; the other absent nodes it steps
-    /// into are removed again.
+    /// stay in the tree as absent nodes; names below them that are only
+    /// passed through are removed again, and names that are never climbed
+    /// out of get no node at all.
     private func checkInside(_ target: [UInt8], from start: [Node]) throws(Conflict) {
         guard target.first != UInt8(ascii: "/") else { throw .escapes }
         var chain = start
+        /// Names past the end of `chain` where nothing is.
+        var missing: [ArraySlice<UInt8>] = []
         var stepped: [(parent: Node, name: EntryName, node: Node)] = []
         defer { prune(stepped) }
         var pending = Self.names(target).reversed() as [ArraySlice<UInt8>]
@@ -161,18 +164,23 @@ final class UnpackedTree {
         while let component = pending.popLast() {
             if component.elementsEqual([UInt8(ascii: ".")]) { continue }
             if component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                for name in missing {
+                    let node = Node(.absent(climbed: false))
+                    let entryName = name.withUnsafeBufferPointer(EntryName.init)
+                    chain[chain.count - 1].children[entryName] = node
+                    stepped.append((chain[chain.count - 1], entryName, node))
+                    chain.append(node)
+                }
+                missing.removeAll()
                 guard chain.count > 1 else { throw .escapes }
                 let left = chain.removeLast()
                 if left.isAbsent { left.kind = .absent(climbed: true) }
                 continue
             }
-            let parent = chain[chain.count - 1]
-            let name = component.withUnsafeBufferPointer(EntryName.init)
-            guard let node = parent.children[name] else {
-                let node = Node(.absent(climbed: false))
-                parent.children[name] = node
-                stepped.append((parent, name, node))
-                chain.append(node)
+            guard missing.isEmpty,
+                  let node = chain[chain.count - 1].children[component.withUnsafeBufferPointer(EntryName.init)]
+            else {
+                missing.append(component)
                 continue
             }
             guard case .symlink(let next) = node.kind else {
