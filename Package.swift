@@ -77,6 +77,9 @@ let package = Package(
             dependencies: ["FileWrapperDocument"],
             path: "Tests/TestChild"
         ),
+        // Runs a program with openat2 failing with ENOSYS (a seccomp filter),
+        // for the tests of what the library does on kernels without it.
+        .executableTarget(name: "fwk-no-openat2", path: "Tests/NoOpenat2Exec"),
         // Temporary directories and trees on disk, read independently of the library.
         .target(
             name: "TestSupport",
@@ -89,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FileWrapperArchiveTests",
-            dependencies: ["FileWrapperArchive", "TestSupport", "fwk-test-child", "wrapinspect"]
+            dependencies: ["FileWrapperArchive", "TestSupport", "fwk-test-child", "wrapinspect", "fwk-no-openat2"]
         ),
         .testTarget(
             name: "WrapInspectTests",
