@@ -3,7 +3,7 @@
 # zlib1g-dev, pkg-config) when they are missing: apt-get as root, sudo otherwise.
 #
 # With --test, also the programs the interop tests run against our archives:
-# bsdtar (libarchive-tools), zip, unzip, python3, and the compressors GNU tar
+# bsdtar (libarchive-tools), zip, unzip, python3, GNU cpio, and the compressors GNU tar
 # calls (bzip2, xz-utils, zstd, lz4). GNU tar and gzip are always there.
 # Also tzdata, for the test that packs under TZ=Asia/Tokyo, and strace, for
 # the test that counts the system calls of an unpack.
@@ -18,7 +18,7 @@ esac
 
 # Each test tool as command:package.
 test_tools=(bsdtar:libarchive-tools zip:zip unzip:unzip python3:python3
-            bzip2:bzip2 xz:xz-utils zstd:zstd lz4:lz4 strace:strace)
+            bzip2:bzip2 xz:xz-utils zstd:zstd lz4:lz4 strace:strace cpio:cpio)
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)

@@ -528,30 +528,48 @@ def _():
 
 # ---- entries that would apply to the destination itself -------------------
 
-WHY_DEST = ("The entry names the destination directory itself: its mode "
-            "or type would be applied to the destination, making it "
-            "world-writable (the 0777 of the `.` entries) or replacing it by "
-            "a file.")
+WHY_DEST = ("The entry names the destination directory itself and is not a "
+            "directory: extracted as given it would replace the destination "
+            "by a file.")
+WHY_ROOT_ENTRY = ("Not an attack: the root's own entry, which `tar -C dir .`, "
+                  "`find . | cpio` and every `.deb` write. It describes the "
+                  "destination, and its mode is made safe like any directory's.")
 
 
-@fixture("destination-itself-dot.tar", "destination-itself", "refuse", ".",
-         "A directory entry named `.` with mode 0777.",
-         "refuse, naming the entry", WHY_DEST)
+@fixture("root-entry-dot.tar", "root-entry", "accept", None,
+         "A directory entry named `.` with mode 3777 (setgid, sticky, "
+         "group/other write), then a file.",
+         "unpack; the root gets the entry's mode without setgid, sticky and "
+         "group/other write (0755)", WHY_ROOT_ENTRY,
+         tree=[{"path": "", "kind": "directory", "mode": "0755"},
+               {"path": "ok.txt", "kind": "file", "mode": "0644"}])
 def _():
     t = Tar()
-    t.entry(".", DIRTYPE, mode=0o777)
+    t.entry(".", DIRTYPE, mode=0o3777)
     t.file("ok.txt", b"harmless\n")
     return join(t.end())
 
 
-@fixture("destination-itself-dot-slash.tar", "destination-itself", "refuse", "./",
-         "A directory entry named `./` with mode 0777, as `tar -C dir -cf x .` "
-         "writes it.",
+@fixture("root-entry-dot-slash.tar", "root-entry", "accept", None,
+         "A directory entry named `./` with mode 0700, and `./ok.txt`, as "
+         "`tar -C dir -cf x.tar .` writes them.",
+         "unpack; the root gets the entry's mode (0700)", WHY_ROOT_ENTRY,
+         tree=[{"path": "", "kind": "directory", "mode": "0700"},
+               {"path": "ok.txt", "kind": "file", "mode": "0644"}])
+def _():
+    t = Tar()
+    t.entry("./", DIRTYPE, mode=0o700)
+    t.file("./ok.txt", b"harmless\n")
+    return join(t.end())
+
+
+@fixture("destination-itself-dot-file.tar", "destination-itself", "refuse", "./",
+         "A regular file named `./`: the root's own entry, but not a directory.",
          "refuse, naming the entry", WHY_DEST)
 def _():
     t = Tar()
-    t.entry("./", DIRTYPE, mode=0o777)
-    t.file("./ok.txt", b"harmless\n")
+    t.file("ok.txt", b"harmless\n")
+    t.file("./", b"would replace the destination\n")
     return join(t.end())
 
 

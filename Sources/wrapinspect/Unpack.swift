@@ -14,8 +14,9 @@ struct Unpack: ParsableCommand {
             formats with --all-formats). Everything is \
             written into a temporary directory beside DESTINATION and renamed into \
             place at the end; on any refusal or error nothing is left and \
-            DESTINATION is as it was. Refused: absolute paths, "..", entries for \
-            the destination itself, symlinks that lead out of the tree, writes \
+            DESTINATION is as it was. A "." or "./" directory entry gives \
+            DESTINATION its mode and time. Refused: absolute paths, "..", \
+            entries for the destination itself that are not directories, symlinks that lead out of the tree, writes \
             through symlinks, hard links to anything but an earlier file, device \
             nodes, FIFOs, sockets, a path twice, a file and a directory at one \
             path, encrypted entries, damaged data, and anything over the limits \

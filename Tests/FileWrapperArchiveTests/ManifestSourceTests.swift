@@ -87,7 +87,7 @@ import TestSupport
 
     @Test func archivePathsAreCleanedAndImpliedDirectoriesAdded() throws {
         // "./" before every entry, the root as "./" with its own mode.
-        let dotSlash = try Manifest(archiveAt: Self.hostile.appendingPathComponent("destination-itself-dot-slash.tar"))
+        let dotSlash = try Manifest(archiveAt: Self.hostile.appendingPathComponent("root-entry-dot-slash.tar"))
         #expect(dotSlash.root.kind == .directory)
         #expect(dotSlash.root.permissions != nil, "the \"./\" entry describes the root")
         #expect(!dotSlash.entries.dropFirst().contains { $0.path.starts(with: Array("./".utf8)) })

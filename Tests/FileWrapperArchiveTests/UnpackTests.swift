@@ -53,6 +53,7 @@ import TestSupport
         try ArchiveUnpacker.unpack(archiveAt: Self.fixtureURL(fixture), to: destination)
 
         let tree = try DiskTree(destination)
+        // The root is 0755 unless the archive has an entry for it.
         var expected = ["": "directory 0755"]
         for entry in try #require(fixture.tree) {
             expected[entry.path] = [entry.kind, entry.mode, entry.target].compactMap { $0 }.joined(separator: " ")

@@ -39,16 +39,18 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 ///
 /// Refused, with an ``ArchiveError`` that names the archive and the entry:
 /// absolute paths and `..` components; an entry for the destination itself
-/// (`.`, `./`, an empty name); a symlink whose target is absolute or leads
-/// out of the tree, following the symlinks the archive made before it; an
-/// entry below a symlink or a file; a hard link to anything but an earlier
+/// (`.`, `./`, an empty name) that is not a directory; a symlink whose
+/// target is absolute or leads out of the tree, following the symlinks the
+/// archive made before it; an entry below a symlink or a file; a hard link to anything but an earlier
 /// regular file; device nodes, FIFOs and sockets; a path twice; encrypted
 /// entries; damaged or truncated data; anything over ``ArchiveReadLimits``.
 ///
 /// Kept: regular files, directories, symlinks and hard links, permission
 /// bits without setuid, setgid, sticky and group or other write, and
 /// modification times. Owners, extended attributes and ACLs are not
-/// restored. Directories get their modes and times last, deepest first.
+/// restored. Directories get their modes and times last, deepest first;
+/// the root's own entry (`.`, `./`, as `tar -C dir .` writes it) gives the
+/// destination its mode and time.
 ///
 /// Entries are read and checked in order on the calling thread, those of an
 /// uncompressed tar by ``PlainTarReader`` unless it leaves the archive to
@@ -91,9 +93,6 @@ public enum ArchiveUnpacker {
         do {
             let extraction = Extraction(input: input, root: root, place: place, limits: options.limits)
             try extraction.run()
-            try place.io(entry: nil) {
-                try Syscall.retrying("fchmod", { place.path }) { fchmod(root.fd, 0o755) }
-            }
             try place.moveIntoPlace(temporary)
             return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes)
         } catch {

@@ -87,9 +87,7 @@ final class Extraction {
         }
         guard !header.isEncrypted else { throw refusal(.encrypted, path, "the entry is encrypted") }
         let names = try EntryPath(path, archive: input.name, limits: limits).components
-        guard let name = names.last else {
-            throw refusal(.unsafePath, path, "the entry would apply to the destination itself")
-        }
+        guard let name = names.last else { return try takeRootEntry(header, path: path) }
         let kind = header.type & S_IFMT
         guard header.hardlinkTarget != nil || [S_IFDIR, S_IFREG, S_IFLNK].contains(kind) else {
             throw refusal(.unsupportedEntry, path, "device nodes, FIFOs and sockets are not unpacked")
@@ -143,6 +141,19 @@ final class Extraction {
                 try Syscall.retrying("utimensat", display) { utimensat(parent.directory.fd, name.text, times, AT_SYMLINK_NOFOLLOW) }
             }
         }
+    }
+
+    /// Takes the root's own entry (`.`, `./`, as `tar -C dir .`, `find . |
+    /// cpio` and every `.deb` write it) as the destination's: its mode and
+    /// time go to the new root. Anything but a directory there is refused.
+    private func takeRootEntry(_ header: ArchiveReadHandle.Header, path: String) throws {
+        guard header.hardlinkTarget == nil, header.type & S_IFMT == S_IFDIR else {
+            throw refusal(.unsafePath, path, "the entry would replace the destination, a directory, with another kind")
+        }
+        try record(path) { () throws(UnpackedTree.Conflict) in try tree.addRootEntry() }
+        tree.root.mode = Self.safeMode(header.permissions)
+        tree.root.modified = header.modifiedIsSet
+            ? timespec(tv_sec: Int(header.modified.seconds), tv_nsec: Int(header.modified.nanoseconds)) : nil
     }
 
     /// Makes the missing directories above `names` and returns its parent.
@@ -269,8 +280,8 @@ final class Extraction {
         }
     }
 
-    /// Applies the directories' modes and times, each after every directory
-    /// inside it: until then each must stay writable, and its time would
+    /// Applies the directories' modes and times, the root's last, each after
+    /// every directory inside it: until then each must stay writable, and its time would
     /// change with every entry made in it. Each is opened without going
     /// through a symlink and changed through its own descriptor (`fchmod`,
     /// `futimens`), never by a name the kernel could resolve elsewhere.

@@ -121,6 +121,12 @@ final class UnpackedTree {
         }
     }
 
+    /// Records the root's own entry; throws if there was one already.
+    func addRootEntry() throws(Conflict) {
+        guard root.kind == .directory(explicit: false) else { throw .duplicate }
+        root.kind = .directory(explicit: true)
+    }
+
     /// Records a regular file (or a hard link to one).
     func addFile(_ name: EntryName, in parent: Node) throws(Conflict) {
         switch parent.children[name]?.kind {
@@ -209,9 +215,9 @@ final class UnpackedTree {
         target.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
     }
 
-    /// Calls `body` with every directory below the root and its names,
-    /// each after all the directories inside it; without recursion, so any
-    /// depth will do.
+    /// Calls `body` with every directory and its names, each after all the
+    /// directories inside it, so the root (no names) last; without
+    /// recursion, so any depth will do.
     func forEachDirectoryDeepestFirst(_ body: ([EntryName], Node) throws -> Void) throws {
         var names: [EntryName] = []
         var stack = [(node: root, children: Self.directories(in: root), next: 0)]
@@ -222,9 +228,9 @@ final class UnpackedTree {
                 stack.append(top)
                 names.append(name)
                 stack.append((child, Self.directories(in: child), 0))
-            } else if !stack.isEmpty {
+            } else {
                 try body(names, top.node)
-                names.removeLast()
+                if !names.isEmpty { names.removeLast() }
             }
         }
     }

@@ -1,0 +1,72 @@
+import FileWrapperArchive
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// The root's own entry (`.` or `./`), which `tar -C dir -cf x.tar .`,
+/// `bsdtar -C dir .`, `find . | cpio -o` and every `.deb` write, describes
+/// the destination: unpacked, the copy has the source's tree, root mode and
+/// time included (issue 22). Archives made by GNU tar, bsdtar and GNU cpio.
+@Suite struct RootEntryTests {
+    /// A tree with a root of mode 0750, a subdirectory, files and a link,
+    /// every time fixed.
+    static func makeSource(in directory: TemporaryDirectory) throws -> URL {
+        let source = directory.appending("source")
+        try FileManager.default.createDirectory(at: source.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try Disk.write("one\n", to: source.appendingPathComponent("a.txt"))
+        try Disk.write("two\n", to: source.appendingPathComponent("sub/b.txt"), mode: 0o600)
+        try FileManager.default.createSymbolicLink(atPath: source.appendingPathComponent("link").path, withDestinationPath: "sub/b.txt")
+        for path in ["a.txt", "sub/b.txt", "link", "sub", ""] {
+            Disk.setModificationTime(source.appendingPathComponent(path), seconds: 1_767_225_600, nanoseconds: 0)
+        }
+        #expect(chmod(source.path, 0o750) == 0)
+        return source
+    }
+
+    static let tools: [(name: String, script: String)] = [
+        ("GNU tar", "tar -C source -czf archive.tgz ."),
+        ("GNU tar pax", "tar --format=pax -C source -cf archive.tar ."),
+        ("bsdtar", "bsdtar -cf archive.tar -C source ."),
+        ("GNU cpio", "cd source && find . | cpio --quiet -o -H newc > ../archive.cpio"),
+    ]
+
+    @Test(arguments: tools.map(\.name))
+    func aTreePackedFromItsRootUnpacksToTheSameTree(tool: String) throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.makeSource(in: directory)
+        let script = try #require(Self.tools.first { $0.name == tool }).script
+        let made = try Interop.run("/bin/sh", ["-c", script], in: directory.url, scratch: directory.url)
+        try #require(made.status == 0, "\(made.stderr)")
+        let archive = try #require(try Disk.names(in: directory.url).first { $0.hasPrefix("archive.") })
+
+        let copy = directory.appending("copy")
+        try ArchiveUnpacker.unpack(archiveAt: directory.appending(archive), to: copy)
+
+        let (copied, original) = (try DiskTree(copy), try DiskTree(source))
+        #expect(copied == original, "root mode 0750 and time included:\n\(copied)\n\(original)")
+    }
+
+    @Test func aRootEntryThatIsNotADirectoryIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let archive = directory.appending("file-root.tar")
+        try CanonicalNameAttackTests.write([.init(name: "./", kind: "symlink", content: "elsewhere")], to: archive)
+        let error = try #require(throws: ArchiveError.self) {
+            try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("out"))
+        }
+        #expect(error.code == .unsafePath)
+        #expect(error.entry == "./")
+        #expect(try Disk.names(in: directory.url) == ["file-root.tar"])
+    }
+
+    @Test func theRootEntryTwiceIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let archive = directory.appending("twice.tar")
+        try CanonicalNameAttackTests.write([.init(name: "./", kind: "dir"), .init(name: ".", kind: "dir", mode: 0o777)], to: archive)
+        let error = try #require(throws: ArchiveError.self) {
+            try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("out"))
+        }
+        #expect(error.code == .duplicateEntry)
+        #expect(error.entry == "./", "tarfile writes a directory's name with a slash")
+    }
+}
