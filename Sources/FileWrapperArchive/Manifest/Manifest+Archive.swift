@@ -4,8 +4,10 @@ import Foundation
 extension Manifest {
     /// The manifest of the archive file at `url`, read as it streams:
     /// nothing is extracted, and with `hashingContents` each file is hashed
-    /// as its bytes are decoded. A hard link takes the size and digest of
-    /// the file it names. Limits default to those of unpacking (4 GiB of
+    /// as its bytes are decoded. Every member of a hard-link group shows the
+    /// file an unpack makes: the size and digest of the contents, and the
+    /// mode, time and owner, of the group's last member that carries
+    /// contents (``LinkGroups``). Limits default to those of unpacking (4 GiB of
     /// contents, 100,000 entries). `progress` counts entries and bytes read.
     public init(
         archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking,
@@ -35,36 +37,62 @@ struct ArchiveManifestReader {
 
     func read() throws -> Manifest {
         var entries: [ManifestEntry] = []
-        // Files by normalized path, for the hard links that name them.
-        var files: [[UInt8]: Int] = [:]
+        // Files and hard links by normalized path, for the hard links that name them.
+        var groups = LinkGroups()
+        // Each link group's members, and the member whose contents and
+        // metadata they show (indexes in `entries`).
+        var members: [[Int]] = []
+        var shown: [Int] = []
         try ArchiveEntries.forEach(in: handle, limits: limits, checkingContents: true) { archived, contents in
             var entry = ManifestEntry(archived)
+            let path = ManifestPath.normalized(archived.pathBytes)
             switch archived.kind {
             case .hardLink:
                 let target = archived.hardLinkTarget ?? []
-                guard let file = ManifestPath.normalized(target).flatMap({ files[$0] }) else {
+                guard let group = ManifestPath.normalized(target).flatMap(groups.group(at:)) else {
                     throw ArchiveError(.corrupt, archive: handle.name, entry: archived.displayPath,
                                        message: "the hard link names \"\(PathDisplay.text(target))\", which is not an earlier file of the archive")
                 }
-                entry.size = entries[file].size
-                entry.contentDigest = entries[file].contentDigest
+                groups.add(path, to: group)
+                members[group].append(entries.count)
+                if archived.carriesContents {
+                    try measure(&entry, archived, contents)
+                    shown[group] = entries.count
+                }
             case .regularFile:
-                if hashingContents {
-                    (entry.contentDigest, entry.size) = try SHA256Hasher.digest(progress: progress, of: contents.forEachBlock)
-                }
-                if let path = ManifestPath.normalized(archived.pathBytes) {
-                    files[path] = entries.count
-                }
+                _ = groups.startGroup(at: path)
+                members.append([entries.count])
+                try measure(&entry, archived, contents)
+                shown.append(entries.count)
             default:
                 break
             }
             entries.append(entry)
             progress?.count(entries: 1)
         }
+        for (group, indexes) in members.enumerated() {
+            let file = entries[shown[group]]
+            for index in indexes {
+                entries[index].size = file.size
+                entries[index].contentDigest = file.contentDigest
+                entries[index].permissions = file.permissions
+                entries[index].modified = file.modified
+                entries[index].owner = file.owner
+            }
+        }
         var builder = ManifestBuilder(source: Manifest.Source(kind: .archive, name: handle.name, format: handle.formatName))
         for entry in entries {
             try builder.add(entry)
         }
         return try builder.finish()
+    }
+
+    /// Gives `entry` the size and, when hashing, the digest of the contents
+    /// `archived` carries.
+    private func measure(_ entry: inout ManifestEntry, _ archived: ArchiveEntry, _ contents: ArchiveEntryContents) throws {
+        entry.size = archived.size
+        if hashingContents {
+            (entry.contentDigest, entry.size) = try SHA256Hasher.digest(progress: progress, of: contents.forEachBlock)
+        }
     }
 }

@@ -70,45 +70,74 @@ public enum MemberContents {
         }
     }
 
-    /// Streams the archive, from `handle`, to the member; a hard link is
-    /// followed to the earlier file it names, which takes a second pass.
+    /// The member's bytes from the archive `handle` reads: the contents of
+    /// its link group, which the group's last member that carries any holds
+    /// (``LinkGroups``). A first pass over the headers finds that entry,
+    /// which a later link may be; a second pass, from the start, reads it.
     private static func readArchiveMember(
         _ path: [UInt8], of url: URL, from handle: ArchiveReadHandle, options: ManifestReadOptions, member: String,
         _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        var wanted = path
-        var unread: ArchiveReadHandle? = handle
-        for _ in 0..<2 {
-            var found: ArchiveEntry?
-            let pass = try unread ?? ArchiveReadHandle.reading(url, formats: options.archiveFormats)
-            unread = nil
-            try ArchiveEntries.forEach(in: pass, limits: options.limits, checkingContents: false) { entry, contents in
-                guard found == nil, ManifestPath.normalized(entry.pathBytes) == wanted else { return }
-                found = entry
-                if entry.kind == .regularFile {
-                    try contents.forEachBlock(body)
-                }
-            }
-            guard let entry = found else {
-                throw ManifestError(file: url.relativePath, entry: member, message: "the archive has no such member")
-            }
+        let name = url.relativePath
+        var groups = LinkGroups()
+        // Each group's entry that carries its contents: its number in the archive and its path.
+        var carriers: [(number: Int, path: [UInt8])] = []
+        var found: (entry: ArchiveEntry, group: Int?)?
+        var number = 0
+        try ArchiveEntries.forEach(in: handle, limits: options.limits, checkingContents: false) { entry, _ in
+            number += 1
+            let normalized = ManifestPath.normalized(entry.pathBytes)
+            var group: Int?
             switch entry.kind {
             case .regularFile:
-                return
+                group = groups.startGroup(at: normalized)
+                carriers.append((number, entry.pathBytes))
             case .hardLink:
-                guard let target = entry.hardLinkTarget.flatMap(ManifestPath.normalized), target != wanted else { break }
-                wanted = target
-                continue
-            case .directory:
-                throw ManifestError(file: url.relativePath, entry: member, message: "the member is a directory")
-            case .symbolicLink:
-                throw ManifestError(file: url.relativePath, entry: member,
-                                    message: "the member is a symbolic link (to \"\(PathDisplay.text(entry.symbolicLinkTarget ?? []))\"), which is not followed")
+                group = entry.hardLinkTarget.flatMap(ManifestPath.normalized).flatMap(groups.group(at:))
+                if let group {
+                    groups.add(normalized, to: group)
+                    if entry.carriesContents { carriers[group] = (number, entry.pathBytes) }
+                }
             default:
                 break
             }
-            throw ManifestError(file: url.relativePath, entry: member, message: "the member is not a regular file")
+            if found == nil, normalized == path { found = (entry, group) }
         }
-        throw ManifestError(file: url.relativePath, entry: member, message: "the hard link names an entry that is not an earlier file")
+        guard let (entry, group) = found else {
+            throw ManifestError(file: name, entry: member, message: "the archive has no such member")
+        }
+        switch entry.kind {
+        case .regularFile, .hardLink:
+            break
+        case .directory:
+            throw ManifestError(file: name, entry: member, message: "the member is a directory")
+        case .symbolicLink:
+            throw ManifestError(file: name, entry: member,
+                                message: "the member is a symbolic link (to \"\(PathDisplay.text(entry.symbolicLinkTarget ?? []))\"), which is not followed")
+        default:
+            throw ManifestError(file: name, entry: member, message: "the member is not a regular file")
+        }
+        guard let group else {
+            throw ManifestError(file: name, entry: member, message: "the hard link names an entry that is not an earlier file")
+        }
+        let carrier = carriers[group]
+        let changed = ManifestError(file: name, entry: member, message: "the archive changed while it was read")
+        number = 0
+        do {
+            let pass = try ArchiveReadHandle.reading(url, formats: options.archiveFormats)
+            try ArchiveEntries.forEach(in: pass, limits: options.limits, checkingContents: false) { entry, contents in
+                number += 1
+                guard number == carrier.number else { return }
+                guard entry.pathBytes == carrier.path else { throw changed }
+                try contents.forEachBlock(body)
+                throw Read()
+            }
+        } catch is Read {
+            return
+        }
+        throw changed
     }
 }
+
+/// Ends the second pass of ``MemberContents`` once the member is read.
+private struct Read: Error {}

@@ -10,6 +10,10 @@ import Foundation
 /// entries, two entries at one path (or at two paths that are one Swift
 /// `String`), a hard link to anything but an earlier regular file, and
 /// damaged or truncated data.
+///
+/// Each name of a hard-linked file is a copy holding the file's contents,
+/// whichever of its entries carries them (SVR4 cpio stores them with the
+/// last link), and the attributes of that entry.
 public enum ArchiveReader {
     /// The tree in the archive file at `url`: a directory wrapper whose
     /// children are the archive's top-level entries.
@@ -31,15 +35,32 @@ public enum ArchiveReader {
 }
 
 /// Builds a tree from an archive's entries, one at a time.
+///
+/// Each member of a hard-link group is a copy of the group's file. A link
+/// that carries contents gives them, and its attributes, to the group
+/// (``LinkGroups``); the members made before it are given them at the end,
+/// once each, however many links carry contents.
 private struct TreeBuilder {
+    /// A link group's file as the entries so far leave it, and its members,
+    /// each with the number of the contents it was made with.
+    struct GroupFile {
+        var contents: Data
+        var attributes: FileWrapper.Attributes
+        var members: [(wrapper: FileWrapper, version: Int)]
+        /// How many links have carried contents.
+        var version = 0
+    }
+
     let handle: ArchiveReadHandle
     let limits: ArchiveReadLimits
     let root = FileWrapper(directoryWithFileWrappers: [:])
     /// Directories by path (their bytes), to find parents; those made only
     /// as parents are marked, so that a later entry for them is not a duplicate.
     private var directories: [PathKey: (wrapper: FileWrapper, implicit: Bool)] = [:]
-    /// Regular files by path (their bytes), for hard links.
-    private var files: [PathKey: FileWrapper] = [:]
+    /// Regular files and hard links by path (their bytes), for the hard links that name them.
+    private var groups = LinkGroups()
+    /// Each link group's file, by group number.
+    private var groupFiles: [GroupFile] = []
     private var entries = 0
     private var budget: ContentBudget
 
@@ -57,6 +78,12 @@ private struct TreeBuilder {
                 throw error(.limitExceeded, header.rawPath, "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
             }
             try add(header)
+        }
+        for group in groupFiles {
+            for member in group.members where member.version != group.version {
+                member.wrapper.replaceRegularFileContents(with: group.contents)
+                member.wrapper.attributes = group.attributes
+            }
         }
         return root
     }
@@ -76,13 +103,19 @@ private struct TreeBuilder {
 
         if let target = header.hardlinkTarget {
             let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: handle.name, limits: limits).components
-            guard let original = files[PathKey(targetNames)] else {
+            guard let group = groups.group(at: PathKey(targetNames).bytes) else {
                 throw error(.unsafePath, path, "the hard link's target \"\(target)\" is not an earlier regular file")
             }
-            let copy = FileWrapper(regularFileWithContents: try original.readRegularFileContents())
-            copy.attributes = original.attributes
+            if header.carriesContents {
+                groupFiles[group].contents = try readContents(entry: path)
+                groupFiles[group].attributes = attributes
+                groupFiles[group].version += 1
+            }
+            let copy = FileWrapper(regularFileWithContents: groupFiles[group].contents)
+            copy.attributes = groupFiles[group].attributes
             try insert(copy, at: names, entry: path)
-            files[PathKey(names)] = copy
+            groups.add(PathKey(names).bytes, to: group)
+            groupFiles[group].members.append((copy, groupFiles[group].version))
             return
         }
 
@@ -100,10 +133,12 @@ private struct TreeBuilder {
             try insert(directory, at: names, entry: path)
             directories[key] = (directory, false)
         case S_IFREG:
-            let file = FileWrapper(regularFileWithContents: try readContents(entry: path))
+            let contents = try readContents(entry: path)
+            let file = FileWrapper(regularFileWithContents: contents)
             file.attributes = attributes
             try insert(file, at: names, entry: path)
-            files[PathKey(names)] = file
+            _ = groups.startGroup(at: PathKey(names).bytes)
+            groupFiles.append(GroupFile(contents: contents, attributes: attributes, members: [(file, 0)]))
         case S_IFLNK:
             let target = header.symlinkTarget ?? []
             guard target.count <= limits.maxLinkLength else {

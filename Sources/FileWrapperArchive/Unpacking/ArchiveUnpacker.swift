@@ -47,10 +47,12 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 ///
 /// Kept: regular files, directories, symlinks and hard links, permission
 /// bits without setuid, setgid, sticky and group or other write, and
-/// modification times. Owners, extended attributes and ACLs are not
-/// restored. Directories get their modes and times last, deepest first;
-/// the root's own entry (`.`, `./`, as `tar -C dir .` writes it) gives the
-/// destination its mode and time.
+/// modification times. A hard link that carries contents (SVR4 cpio's last
+/// link of a group, a pax link) writes them into the file it names, as
+/// bsdtar does. Owners, extended attributes and ACLs are not restored.
+/// Directories get their modes and times last, deepest first; the root's
+/// own entry (`.`, `./`, as `tar -C dir .` writes it) gives the destination
+/// its mode and time.
 ///
 /// Entries are read and checked in order on the calling thread, those of an
 /// uncompressed tar by ``PlainTarReader`` unless it leaves the archive to

@@ -110,6 +110,12 @@ final class Extraction {
                 let targetParent = try directories.directory(targetNames.dropLast())
                 try Syscall.link(targetNames[targetNames.count - 1].text, in: targetParent.fd, as: name.text, in: parent.directory.fd, path: display)
             }
+            // SVR4 cpio stores a group's contents with its last link; a pax
+            // link may carry some too. They become the file's (LinkGroups).
+            if header.carriesContents {
+                try rewriteLinkedFile(NewFile(directory: parent.directory, name: name, names: names, entry: path,
+                                              mode: Self.safeMode(header.permissions), modified: modified, umask: nil), display: display)
+            }
             return
         }
         switch kind {
@@ -237,6 +243,19 @@ final class Extraction {
         }
         guard copied == size else {
             throw ArchiveError(.io, archive: input.name, entry: file.entry, message: "the archive became shorter while it was read")
+        }
+    }
+
+    /// Replaces the contents of the regular file that the hard link `file`
+    /// has just been made to with the current entry's bytes, counted as a
+    /// new file's are, then gives it the entry's mode and time. The link is
+    /// opened without following a symlink (`openat(O_TRUNC | O_NOFOLLOW)`).
+    private func rewriteLinkedFile(_ file: NewFile, display: Syscall.Path) throws {
+        try place.io(entry: file.entry) {
+            let fd = try Syscall.open(file.name.text, in: file.directory.fd, flags: O_WRONLY | O_TRUNC | O_NOFOLLOW, path: display)
+            defer { Syscall.close(fd) }
+            try writeContents(to: fd, entry: file.entry, display: display)
+            try file.finish(fd, path: display)
         }
     }
 

@@ -76,6 +76,13 @@ extension FileWrapper {
     /// Whether a regular file's bytes are in memory (a test hook: proves
     /// that opening a package reads no file contents).
     package var isRegularFileContentsLoaded: Bool { contents.data != nil }
+
+    /// Replaces a regular file's contents: an archive's hard link may carry
+    /// contents for the files read before it (FileWrapperArchive's `LinkGroups`).
+    package func replaceRegularFileContents(with data: Data) {
+        precondition(kind == .regularFile, "replaceRegularFileContents(with:) called on a wrapper that is not a regular file")
+        contents = RegularFileContents(data: data)
+    }
 }
 
 /// Reads a whole open regular file.

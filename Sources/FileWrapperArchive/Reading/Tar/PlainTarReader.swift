@@ -39,6 +39,10 @@ final class PlainTarReader: ArchiveEntryStream {
     /// Where the next header starts, after the current entry's data and padding.
     private var nextHeaderStart: Int64 = 0
     private var entries = 0
+    /// Whether libarchive takes the archive for pax at this point: once it
+    /// reads an extended header, until it reads a GNU one. It then reads a
+    /// hard link's contents.
+    private var isPax = false
 
     /// The largest extended header or GNU long name read (libarchive's limit is 1 MiB).
     private static let maxSpecialSize = 1 << 16
@@ -103,6 +107,7 @@ final class PlainTarReader: ArchiveEntryStream {
             switch type {
             case UInt8(ascii: "x"):
                 guard extended == nil, longName == nil, longLink == nil else { throw Unsupported(description: "headers combined") }
+                isPax = true
                 extended = try ExtendedRecords(try special(header))
             case UInt8(ascii: "L"), UInt8(ascii: "K"):
                 guard extended == nil else { throw Unsupported(description: "headers combined") }
@@ -116,7 +121,8 @@ final class PlainTarReader: ArchiveEntryStream {
                     longLink = text
                 }
             default:
-                let entry = try Entry(header, extended: extended, longName: longName, longLink: longLink)
+                if header.isGNU { isPax = false }
+                let entry = try Entry(header, extended: extended, longName: longName, longLink: longLink, isPax: isPax)
                 guard entry.size <= fileSize - position, case let end = position + Self.padded(entry.size), end <= fileSize else {
                     throw Unsupported(description: "the archive ends early")
                 }
@@ -337,13 +343,14 @@ extension PlainTarReader {
     }
 
     /// The entry a header describes, with what the extended records or GNU
-    /// long names before it change.
+    /// long names before it change, in an archive libarchive takes for pax
+    /// or not.
     struct Entry {
         let header: ArchiveReadHandle.Header
         /// The bytes of data that follow the header.
         let size: Int64
 
-        init(_ block: HeaderBlock, extended: ExtendedRecords?, longName: [UInt8]?, longLink: [UInt8]?) throws {
+        init(_ block: HeaderBlock, extended: ExtendedRecords?, longName: [UInt8]?, longLink: [UInt8]?, isPax: Bool) throws {
             // GNU tar's sparse and multi-volume fields: libarchive reads them.
             if block.isGNU, block.bytes[386] != 0 || block.bytes[482] != 0 || block.bytes[483] != 0 {
                 throw Unsupported(description: "a GNU sparse header")
@@ -365,17 +372,22 @@ extension PlainTarReader {
             if let extendedSize = extended?.size, extendedSize != size {
                 throw Unsupported(description: "an extended size unlike the header's")
             }
+            // A hard link with a size carries contents in pax, and libarchive
+            // makes it a regular file; elsewhere it guesses from the bytes that follow.
+            let isLinkWithContents = block.type == UInt8(ascii: "1") && size > 0
+            guard isPax || !isLinkWithContents else { throw Unsupported(description: "a hard link's size outside pax") }
             let type: mode_t
             switch block.type {
             case UInt8(ascii: "0"), 0: type = S_IFREG
             case UInt8(ascii: "5"): type = S_IFDIR
             case UInt8(ascii: "2"): type = S_IFLNK
             // libarchive gives a hard link the type bits of its mode field.
-            case UInt8(ascii: "1"): type = mode_t(truncatingIfNeeded: mode) & S_IFMT
+            case UInt8(ascii: "1"): type = isLinkWithContents ? S_IFREG : mode_t(truncatingIfNeeded: mode) & S_IFMT
             default: throw Unsupported(description: "entry type \(block.type)")
             }
             let isLink = block.type == UInt8(ascii: "1") || block.type == UInt8(ascii: "2")
-            guard type == S_IFREG && block.type != UInt8(ascii: "1") || size == 0 else {
+            let hasContents = type == S_IFREG && block.type != UInt8(ascii: "1") || isLinkWithContents
+            guard hasContents || size == 0 else {
                 throw Unsupported(description: "data after a directory or link")
             }
             // A link's own header names its target too (cut short when a record holds it whole).
@@ -408,7 +420,7 @@ extension PlainTarReader {
                 hardlinkBytes: block.type == UInt8(ascii: "1") ? linkBytes : nil,
                 size: size,
                 modifiedIsSet: true)
-            self.size = type == S_IFREG && block.type != UInt8(ascii: "1") ? size : 0
+            self.size = hasContents ? size : 0
         }
     }
 }
