@@ -10,8 +10,9 @@ struct Cat: ParsableCommand {
         abstract: "Write the bytes of one file of a bundle or an archive to standard output.",
         discussion: """
             MEMBER is the file's path below PATH's root, as dump shows it. An \
-            archive is streamed to the member and never extracted; a hard link \
-            gives the bytes of the file it names. Symbolic links are never \
+            archive is streamed to the member and never extracted; every name \
+            of a hard-linked file gives its bytes, whichever entry carries them \
+            (SVR4 cpio stores them with the last name). Symbolic links are never \
             followed, and a directory, a link or a missing member is an error.
 
             Examples:

@@ -93,7 +93,9 @@ struct Dump: ParsableCommand {
                 in: URL(fileURLWithPath: path), formats: input.formats, limits: input.limits, checkingContents: digests
             ) { archived, contents in
                 var entry = ManifestEntry(archived)
-                if digests, archived.kind == .regularFile {
+                // A hard link that carries contents (SVR4 cpio's last link) shows them.
+                if archived.carriesContents { entry.size = archived.size }
+                if digests, archived.kind == .regularFile || archived.carriesContents {
                     (entry.contentDigest, entry.size) = try SHA256Hasher.digest(of: contents.forEachBlock)
                 }
                 count += 1
