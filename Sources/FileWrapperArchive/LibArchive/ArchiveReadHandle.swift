@@ -14,6 +14,11 @@ final class ArchiveReadHandle {
     private var source: ArchiveReadSource?
     /// Headers read so far.
     private var entries = 0
+    /// The path of the last entry read, for an error in what follows it.
+    private var lastPath: String?
+    /// A zip's central directory checked against its local headers, at its
+    /// first entry: nil before; `.some(nil)` when it cannot be checked.
+    private var zipNames: ZipCentralNames??
     /// Whether the current entry is sparse: its bytes in the archive are
     /// not its contents as they are.
     private var entryIsSparse = false
@@ -126,11 +131,11 @@ final class ArchiveReadHandle {
             }
             // A warning or a retry (a damaged header libarchive skipped past)
             // means entries may be missing or wrong: refuse, never guess.
-            guard status == ARCHIVE_OK else { throw failure(status, entry: nil) }
+            guard status == ARCHIVE_OK else { throw headerFailure(status, entry: entry) }
             guard let entry else { return nil }
             entries += 1
             entryIsSparse = archive_entry_sparse_count(entry) > 0
-            return Header(
+            let header = Header(
                 path: archive_entry_pathname_utf8(entry).map(Self.string),
                 type: mode_t(archive_entry_filetype(entry)),
                 permissions: UInt16(archive_entry_perm(entry) & 0o7777),
@@ -143,7 +148,24 @@ final class ArchiveReadHandle {
                 hardlinkBytes: archive_entry_hardlink(entry).map(Self.bytes),
                 size: archive_entry_size_is_set(entry) != 0 ? Int64(archive_entry_size(entry)) : nil,
                 modifiedIsSet: archive_entry_mtime_is_set(entry) != 0)
+            lastPath = header.path ?? header.rawPath
+            try checkZipNames(isSymbolicLink: header.type & S_IFMT == S_IFLNK)
+            return header
         }
+    }
+
+    /// Refuses a zip whose local headers name a member otherwise than its
+    /// central directory does (``ZipCentralNames``), and a member whose
+    /// data libarchive found where no checked local header leads (not
+    /// asked of a symlink, whose target libarchive reads with the header,
+    /// expanding it). A zip read from a stream has no central directory to
+    /// hold them against.
+    private func checkZipNames(isSymbolicLink: Bool) throws {
+        guard isZip, let (source, dataOffset) = unfilteredInput else { return }
+        if zipNames == nil { zipNames = .some(try ZipCentralNames(source: source, archive: name)) }
+        guard let names = zipNames ?? nil, !isSymbolicLink, !names.contains(dataStart: dataOffset) else { return }
+        throw ArchiveError(.corrupt, archive: name, entry: lastPath,
+                           message: "the member is not where a local header that the central directory lists leads")
     }
 
     /// Reads the current entry's next bytes into `buffer`; 0 at its end.
@@ -200,8 +222,24 @@ final class ArchiveReadHandle {
     /// The error for a failed call, with libarchive's message.
     private func failure(_ status: CInt, entry: String?) -> ArchiveError {
         if let error = source?.error { return ArchiveError(error.code, archive: name, entry: entry, message: error.message) }
-        let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed without a message (status \(status))"
+        let message = archive_error_string(archive).map { String(cString: $0) }
+            ?? "the archive is damaged or ends early (libarchive stopped without a message, status \(status))"
         return ArchiveError(.corrupt, archive: name, entry: entry, message: message)
+    }
+
+    /// The error for a header that libarchive read with a warning (a zip
+    /// member whose local header disagrees with the central directory:
+    /// "Inconsistent CRC32 values") or could not read: it names the entry
+    /// when libarchive got as far as its path, else the entry before it,
+    /// whose data may be what ends early.
+    private func headerFailure(_ status: CInt, entry: OpaquePointer?) -> ArchiveError {
+        if let path = entry.flatMap(archive_entry_pathname).map(Self.string), !path.isEmpty {
+            return failure(status, entry: path)
+        }
+        guard let lastPath else { return failure(status, entry: nil) }
+        var error = failure(status, entry: lastPath)
+        error.message = "the archive cannot be read past this entry: " + error.message
+        return error
     }
 
     /// libarchive's name for the format being read (`POSIX pax interchange

@@ -42,8 +42,7 @@ public enum ArchiveEntries {
     ) throws {
         let budget = ArchiveEntryContents.Budget(limits: limits)
         var count = 0
-        var previous: ArchiveEntry?
-        while let header = try nextHeader(handle, after: previous) {
+        while let header = try handle.nextHeader() {
             count += 1
             let entry = try makeEntry(header, number: count, in: handle)
             guard count <= limits.maxEntries else {
@@ -53,17 +52,6 @@ public enum ArchiveEntries {
             let contents = ArchiveEntryContents(handle: handle, entry: entry, budget: budget)
             try visit(entry, contents)
             try contents.finish(reading: checkingContents)
-            previous = entry
-        }
-    }
-
-    /// The next header; a damaged one is an error that says which entry it follows.
-    private static func nextHeader(_ handle: ArchiveReadHandle, after previous: ArchiveEntry?) throws -> ArchiveReadHandle.Header? {
-        do {
-            return try handle.nextHeader()
-        } catch var error as ArchiveError where error.entry == nil && previous != nil {
-            error.message += " (after the entry \"\(previous?.displayPath ?? "")\")"
-            throw error
         }
     }
 

@@ -71,9 +71,10 @@ struct ZipDirectory {
         return ZipMember(offset: dataOffset, compressedSize: record.compressedSize, size: record.size, crc: record.crc, method: record.method)
     }
 
-    /// Where the central directory lies and how many entries it lists,
-    /// from the end record (and the zip64 end record that it may point to).
-    private static func locateDirectory(in source: ArchiveReadSource) -> (offset: Int64, size: Int64, count: Int)? {
+    /// Where the central directory lies as the end record (and the zip64
+    /// end record that it may point to) gives it, how many entries it
+    /// lists, and where that end record itself begins.
+    static func locateDirectory(in source: ArchiveReadSource) -> (offset: Int64, size: Int64, count: Int, end: Int64)? {
         guard let total = source.size, total >= 22 else { return nil }
         // The end record is 22 bytes and a comment of up to 65,535.
         let tailLength = Int(min(total, 22 + 0xFFFF))
@@ -84,19 +85,19 @@ struct ZipDirectory {
         guard at >= 0, tail.u16(at + 4) == 0, tail.u16(at + 6) == 0, tail.u16(at + 8) == tail.u16(at + 10) else { return nil }
         let (count, size, offset) = (tail.u16(at + 10), tail.u32(at + 12), tail.u32(at + 16))
         guard count == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF else {
-            return (Int64(offset), Int64(size), Int(count))
+            return (Int64(offset), Int64(size), Int(count), tailStart + Int64(at))
         }
         // Zip64: a locator just before the end record gives the zip64 end record's offset.
         guard at >= 20, tail.u32(at - 20) == 0x0706_4b50,
               let end64 = read(source, at: Int64(clamping: tail.u64(at - 12)), count: 56), end64.u32(0) == 0x0606_4b50,
               end64.u64(32) <= UInt64(Int.max), end64.u64(40) <= UInt64(Int64.max), end64.u64(48) <= UInt64(Int64.max)
         else { return nil }
-        return (Int64(end64.u64(48)), Int64(end64.u64(40)), Int(end64.u64(32)))
+        return (Int64(end64.u64(48)), Int64(end64.u64(40)), Int(end64.u64(32)), Int64(clamping: tail.u64(at - 12)))
     }
 
     /// The records of the members worth keeping, read through the directory
     /// in pieces; nil when it does not parse.
-    private static func readRecords(_ source: ArchiveReadSource, _ location: (offset: Int64, size: Int64, count: Int), maxSize: Int) -> [Record]? {
+    private static func readRecords(_ source: ArchiveReadSource, _ location: (offset: Int64, size: Int64, count: Int, end: Int64), maxSize: Int) -> [Record]? {
         guard let total = source.size, location.offset >= 0, location.count <= location.size / 46,
               location.offset <= total - location.size
         else { return nil }
@@ -137,7 +138,7 @@ struct ZipDirectory {
     }
 
     /// `count` bytes at `offset` from the archive's start; nil when they cannot all be read.
-    private static func read(_ source: ArchiveReadSource, at offset: Int64, count: Int) -> LittleEndianBytes? {
+    static func read(_ source: ArchiveReadSource, at offset: Int64, count: Int) -> LittleEndianBytes? {
         var bytes = [UInt8](repeating: 0, count: count)
         guard bytes.withUnsafeMutableBytes({ source.copyBytes(at: offset, into: $0) }) else { return nil }
         return LittleEndianBytes(bytes: bytes)
@@ -145,7 +146,7 @@ struct ZipDirectory {
 
     /// Reads a span of the archive in pieces of 1 MiB or more, so that a
     /// record of any length (at most 46 + 3 × 65,535 bytes) is whole in one.
-    private struct PieceReader {
+    struct PieceReader {
         let source: ArchiveReadSource
         /// The archive offset of the piece's first byte, and the span's end.
         var start: Int64
@@ -181,7 +182,7 @@ struct ZipDirectory {
 /// Bytes read as little-endian integers, from `base` on, sharing the
 /// array's storage; every offset is checked by the caller against `count`
 /// first.
-private struct LittleEndianBytes {
+struct LittleEndianBytes {
     private let bytes: [UInt8]
     private let base: Int
     let count: Int
@@ -202,6 +203,12 @@ private struct LittleEndianBytes {
     func dropFirst(_ start: Int, keeping count: Int) -> LittleEndianBytes {
         precondition(start + count <= self.count)
         return LittleEndianBytes(bytes: bytes, base: base + start, count: count)
+    }
+
+    /// The `count` bytes after the first `start`.
+    func bytes(_ start: Int, count: Int) -> ArraySlice<UInt8> {
+        precondition(start + count <= self.count)
+        return bytes[(base + start)..<(base + start + count)]
     }
 
     func u16(_ at: Int) -> Int {

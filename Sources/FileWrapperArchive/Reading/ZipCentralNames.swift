@@ -1,0 +1,162 @@
+import CZlib
+import FileWrapperKit
+
+/// A zip's central directory held against its local headers, name by name.
+///
+/// libarchive names a member from its local header, taking the name from
+/// an Info-ZIP Unicode Path field (0x7075) there if it has one, while
+/// unzip, Python's zipfile and most viewers list the central directory
+/// (unzip also taking its Unicode Path field). A zip whose two disagree
+/// shows a reviewer one name and unpacks another, so every reader refuses
+/// it, naming both. The names compared are those the two headers give:
+/// each one's Unicode Path where it has one that holds (version 1, the
+/// CRC-32 of the name's bytes, as libarchive checks them), else its name's
+/// bytes, read as UTF-8 where the header says so (flag bit 11) and as code
+/// page 437 otherwise, as Python's zipfile reads them. A header with two
+/// Unicode Path fields, of which libarchive takes the first and unzip the
+/// last, is refused too.
+///
+/// The directory is found as libarchive finds it, offsets corrected for
+/// bytes before the zip (a self-extracting stub) the same way, and every
+/// member's local header is read once. What is kept is where the data of
+/// each checked member begins, so that a member whose data libarchive
+/// finds anywhere else (after a local header the directory does not list)
+/// is refused as well.
+struct ZipCentralNames {
+    /// Where the data of each checked member begins, sorted.
+    private let dataStarts: [Int64]
+
+    /// Reads the central directory of the zip in `source` and checks each
+    /// member's local header against it; nil when there is no central
+    /// directory to read (libarchive then reads the local headers alone,
+    /// and so must anything else that reads that zip). `archive` names the
+    /// archive in errors.
+    init?(source: ArchiveReadSource, archive: String) throws {
+        guard let total = source.size, let location = ZipDirectory.locateDirectory(in: source),
+              location.size >= 0, location.end <= total, location.size <= location.end,
+              let start = Self.directoryStart(in: source, from: location.end - location.size, to: location.end)
+        else { return nil }
+        // As libarchive corrects them: by how far the directory is from where the end record says.
+        let correction = start - location.offset
+        var reader = ZipDirectory.PieceReader(source: source, start: start, end: location.end)
+        var starts: [Int64] = []
+        while let fixed = reader.peek(46), fixed.u32(0) == 0x0201_4b50 {
+            let (nameLength, extraLength, commentLength) = (fixed.u16(28), fixed.u16(30), fixed.u16(32))
+            guard let record = reader.peek(46 + nameLength + extraLength + commentLength) else { return nil }
+            reader.advance(record.count)
+            let fields = Self.extraFields(record.bytes(46 + nameLength, count: extraLength))
+            var offset = UInt64(record.u32(42))
+            if offset == 0xFFFF_FFFF {
+                // In the zip64 field, after the two sizes where they are at 0xFFFFFFFF too.
+                let at = (record.u32(24) == 0xFFFF_FFFF ? 8 : 0) + (record.u32(20) == 0xFFFF_FFFF ? 8 : 0)
+                guard let zip64 = fields.first(where: { $0.id == 0x0001 })?.data, at + 8 <= zip64.count else { return nil }
+                offset = zip64.dropFirst(at).prefix(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+            }
+            let localHeader = Int64(clamping: offset).addingReportingOverflow(correction)
+            guard !localHeader.overflow, localHeader.partialValue >= 0,
+                  let local = ZipDirectory.read(source, at: localHeader.partialValue, count: 30), local.u32(0) == 0x0403_4b50,
+                  let variable = ZipDirectory.read(source, at: localHeader.partialValue + 30, count: local.u16(26) + local.u16(28))
+            else { continue }  // libarchive meets the damage when it reads this member
+            let centralName = Name(bytes: record.bytes(46, count: nameLength), flags: record.u16(8), fields: fields)
+            let localName = Name(bytes: variable.bytes(0, count: local.u16(26)), flags: local.u16(6),
+                                 fields: Self.extraFields(variable.bytes(local.u16(26), count: local.u16(28))))
+            guard localName.shown.elementsEqual(centralName.shown), localName.unicodePaths <= 1, centralName.unicodePaths <= 1 else {
+                throw ArchiveError(
+                    .corrupt, archive: archive, entry: String(decoding: localName.shown, as: UTF8.self),
+                    message: "the local header names this member \(localName), the central directory \(centralName); "
+                        + "a zip whose local headers and central directory (what unzip and Python's zipfile list) disagree is refused")
+            }
+            starts.append(localHeader.partialValue + 30 + Int64(variable.count))
+        }
+        dataStarts = starts.sorted()
+    }
+
+    /// Whether a checked member's data begins at `dataStart`.
+    func contains(dataStart: Int64) -> Bool {
+        var low = 0, high = dataStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if dataStarts[middle] < dataStart { low = middle + 1 } else { high = middle }
+        }
+        return low < dataStarts.count && dataStarts[low] == dataStart
+    }
+
+    /// A member's name as one header gives it: the name's bytes, the name
+    /// of its first Unicode Path field where that holds, and the name a
+    /// reader shows, in UTF-8.
+    private struct Name: CustomStringConvertible {
+        var bytes: ArraySlice<UInt8>
+        var unicodePath: ArraySlice<UInt8>?
+        /// How many Unicode Path fields the header has.
+        var unicodePaths: Int
+        var shown: [UInt8]
+
+        init(bytes: ArraySlice<UInt8>, flags: Int, fields: [(id: Int, data: ArraySlice<UInt8>)]) {
+            self.bytes = bytes
+            let paths = fields.filter { $0.id == 0x7075 }.map(\.data)
+            unicodePaths = paths.count
+            // The field's data: version 1, the CRC-32 of the name's bytes, the name in UTF-8.
+            if let field = paths.first, field.count > 5, field.first == 1 {
+                let crc = bytes.withContiguousStorageIfAvailable { crc32_z(0, $0.baseAddress, $0.count) } ?? 0
+                let stated = field.dropFirst().prefix(4).reversed().reduce(0) { $0 << 8 | UInt($1) }
+                if UInt(crc) == stated { unicodePath = field.dropFirst(5) }
+            }
+            if let unicodePath {
+                shown = Array(unicodePath)
+            } else if flags & 0x800 != 0 {
+                shown = Array(bytes)
+            } else {
+                var text = ""
+                for byte in bytes {
+                    text.unicodeScalars.append(byte < 0x80 ? Unicode.Scalar(byte) : Unicode.Scalar(Self.codePage437[Int(byte) - 0x80])!)
+                }
+                shown = Array(text.utf8)
+            }
+        }
+
+        /// The name's bytes, escaped and quoted, and the Unicode Path's.
+        var description: String {
+            let path = unicodePath.map { " (Unicode Path \"\(PathDisplay.text($0))\")" } ?? ""
+            return "\"\(PathDisplay.text(bytes))\"" + path + (unicodePaths > 1 ? " (and \(unicodePaths) Unicode Path fields)" : "")
+        }
+
+        /// The characters of bytes 0x80 to 0xFF in code page 437.
+        private static let codePage437: [UInt16] = [
+            0x00C7, 0x00FC, 0x00E9, 0x00E2, 0x00E4, 0x00E0, 0x00E5, 0x00E7, 0x00EA, 0x00EB, 0x00E8, 0x00EF, 0x00EE, 0x00EC, 0x00C4, 0x00C5,
+            0x00C9, 0x00E6, 0x00C6, 0x00F4, 0x00F6, 0x00F2, 0x00FB, 0x00F9, 0x00FF, 0x00D6, 0x00DC, 0x00A2, 0x00A3, 0x00A5, 0x20A7, 0x0192,
+            0x00E1, 0x00ED, 0x00F3, 0x00FA, 0x00F1, 0x00D1, 0x00AA, 0x00BA, 0x00BF, 0x2310, 0x00AC, 0x00BD, 0x00BC, 0x00A1, 0x00AB, 0x00BB,
+            0x2591, 0x2592, 0x2593, 0x2502, 0x2524, 0x2561, 0x2562, 0x2556, 0x2555, 0x2563, 0x2551, 0x2557, 0x255D, 0x255C, 0x255B, 0x2510,
+            0x2514, 0x2534, 0x252C, 0x251C, 0x2500, 0x253C, 0x255E, 0x255F, 0x255A, 0x2554, 0x2569, 0x2566, 0x2560, 0x2550, 0x256C, 0x2567,
+            0x2568, 0x2564, 0x2565, 0x2559, 0x2558, 0x2552, 0x2553, 0x256B, 0x256A, 0x2518, 0x250C, 0x2588, 0x2584, 0x258C, 0x2590, 0x2580,
+            0x03B1, 0x00DF, 0x0393, 0x03C0, 0x03A3, 0x03C3, 0x00B5, 0x03C4, 0x03A6, 0x0398, 0x03A9, 0x03B4, 0x221E, 0x03C6, 0x03B5, 0x2229,
+            0x2261, 0x00B1, 0x2265, 0x2264, 0x2320, 0x2321, 0x00F7, 0x2248, 0x00B0, 0x2219, 0x00B7, 0x221A, 0x207F, 0x00B2, 0x25A0, 0x00A0,
+        ]
+    }
+
+    /// The extra fields in `bytes` in their order; a field cut short ends them.
+    private static func extraFields(_ bytes: ArraySlice<UInt8>) -> [(id: Int, data: ArraySlice<UInt8>)] {
+        var fields: [(id: Int, data: ArraySlice<UInt8>)] = []
+        var at = bytes.startIndex
+        while at + 4 <= bytes.endIndex {
+            let id = Int(bytes[at]) | Int(bytes[at + 1]) << 8
+            let length = Int(bytes[at + 2]) | Int(bytes[at + 3]) << 8
+            guard at + 4 + length <= bytes.endIndex else { break }
+            fields.append((id, bytes[(at + 4)..<(at + 4 + length)]))
+            at += 4 + length
+        }
+        return fields
+    }
+
+    /// Where the central directory begins: the first record (or end record)
+    /// signature from `start` on, as libarchive searches for it.
+    private static func directoryStart(in source: ArchiveReadSource, from start: Int64, to end: Int64) -> Int64? {
+        var reader = ZipDirectory.PieceReader(source: source, start: start, end: end + 4)
+        var offset = start
+        while let signature = reader.peek(4) {
+            if signature.u16(0) == 0x4b50, [0x0201, 0x0605, 0x0606].contains(signature.u16(2)) { return offset }
+            reader.advance(1)
+            offset += 1
+        }
+        return nil
+    }
+}
