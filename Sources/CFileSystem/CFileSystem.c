@@ -39,6 +39,17 @@ int cfs_start_writeback(int fd, off_t offset, off_t count) {
     return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
 }
 
+int cfs_lock_byte(int fd, off_t offset) {
+    struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1 };
+    return fcntl(fd, F_OFD_SETLK, &lock);
+}
+
+int cfs_byte_is_locked(int fd, off_t offset) {
+    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1 };
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
+    return lock.l_type != F_UNLCK;
+}
+
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size) { return llistxattr(path, list, size); }
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size) {
     return lgetxattr(path, name, value, size);

@@ -54,9 +54,12 @@ import TestSupport
 
     @Test func leftoversOfDeadWritersAreRemoved() throws {
         let directory = try TemporaryDirectory()
-        // No process has pid 2^22 + 1 (above Linux's pid_max); ours is alive.
-        let dead = ".doc.tar.fwk-save-4194305-abc"
-        let alive = ".doc.tar.fwk-save-\(getpid())-abc"
+        // No one holds byte "abc" (base 36) of the directory: its writer is dead.
+        let dead = ".doc.tar.fwk-save-\(getpid())-abc"
+        // A live writer holds its byte, through a descriptor of its own on the directory.
+        let writer = open(directory.url.path, O_RDONLY | O_DIRECTORY)
+        defer { close(writer) }
+        let alive = Replacement.temporaryName(for: "doc.tar", lockingIn: writer)
         try Disk.write("half", to: directory.appending(dead))
         try Disk.write("mine", to: directory.appending(alive))
 

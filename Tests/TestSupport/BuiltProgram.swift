@@ -28,8 +28,11 @@ public enum BuiltProgram {
         public var description: String
     }
 
-    /// Runs `name arguments...` in `directory` and waits for it.
-    public static func run(_ name: String, _ arguments: [String], in directory: URL) throws -> CommandResult {
+    /// Runs `name arguments...` in `directory` and waits for it, with
+    /// `environment` added to the test process's own.
+    public static func run(
+        _ name: String, _ arguments: [String], in directory: URL, environment: [String: String] = [:]
+    ) throws -> CommandResult {
         guard let executable = url(of: name) else {
             throw NotFound(description: "no \(name) beside the test bundle; looked in \(candidateDirectories.map(\.path))")
         }
@@ -49,6 +52,9 @@ public enum BuiltProgram {
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdout
         process.standardError = stderr

@@ -35,6 +35,17 @@ int cfs_affinity_count(void);
 /// byte range without waiting for it.
 int cfs_start_writeback(int fd, off_t offset, off_t count);
 
+/// fcntl(2) F_OFD_SETLK: a read lock on the one byte at `offset` of `fd`,
+/// held by the open file description until its last descriptor is closed
+/// (not by the process: another descriptor of the same process is another
+/// holder, and the lock does not end with a thread or pass to a child).
+int cfs_lock_byte(int fd, off_t offset);
+
+/// fcntl(2) F_OFD_GETLK: 1 when another open file description holds a lock
+/// on the byte at `offset` of `fd` that a write lock would meet, 0 when
+/// none does, -1 with errno set when the file system cannot tell.
+int cfs_byte_is_locked(int fd, off_t offset);
+
 /// The xattr family on a path that is not followed if it is a symlink.
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size);
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size);

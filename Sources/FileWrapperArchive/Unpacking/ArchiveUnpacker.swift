@@ -8,7 +8,9 @@ public struct ArchiveUnpackOptions: Sendable, Hashable {
     public var formats: ArchiveReadFormats
     public var limits: ArchiveReadLimits
     /// Replace an existing destination. It is replaced only once the whole
-    /// archive has been unpacked; until then it stays as it was.
+    /// archive has been unpacked; until then it stays as it was. The new
+    /// tree's root takes the stricter of its own mode (0755, or its entry's)
+    /// and the old directory's, so that a private destination stays private.
     public var replacesExisting: Bool
 
     public init(formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking, replacesExisting: Bool = false) {
@@ -87,7 +89,7 @@ public enum ArchiveUnpacker {
         let place = try UnpackDestination(destination, archive: archivePath, replacesExisting: options.replacesExisting)
         defer { place.close() }
 
-        let temporary = Replacement.temporaryName(for: place.name)
+        let temporary = Replacement.temporaryName(for: place.name, lockingIn: place.parent)
         let root = try place.io(entry: nil) {
             try Syscall.makeDirectory(temporary, in: place.parent, mode: 0o700, path: { place.path })
             return OpenDirectory(try Syscall.openDirectory(temporary, in: place.parent, path: { place.path }))
@@ -95,6 +97,12 @@ public enum ArchiveUnpacker {
         do {
             let extraction = Extraction(input: input, root: root, place: place, limits: options.limits)
             try extraction.run()
+            // The root's mode (0755, or its own entry's) made no looser than the destination it replaces.
+            try place.io(entry: nil) {
+                let given = try Syscall.status(of: root.fd, path: { place.path }).st_mode & 0o7777
+                let mode = Replacement.directoryMode(given, replacing: place.name, in: place.parent)
+                if mode != given { try Syscall.retrying("fchmod", { place.path }) { fchmod(root.fd, mode) } }
+            }
             try place.moveIntoPlace(temporary)
             return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes)
         } catch {

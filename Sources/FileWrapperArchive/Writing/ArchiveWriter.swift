@@ -15,9 +15,9 @@ public enum ArchiveWriter {
     ///
     /// The archive is written under a temporary name beside `url`, flushed
     /// to disk, and swapped into place only when complete, so an existing
-    /// archive is replaced whole or not at all; temporaries that a killed
-    /// process left are removed on the next write. A directory at `url` is
-    /// refused, never replaced.
+    /// archive is replaced whole or not at all, and keeps its permission
+    /// bits; temporaries that a killed process left are removed on the next
+    /// write. A directory at `url` is refused, never replaced.
     public static func write(_ wrapper: FileWrapper, to url: URL, options: ArchiveWriteOptions) throws {
         try writeReplacing(url, options: options) { writer in
             try writeEntries(of: wrapper, rootName: nil, to: writer, options: options)
@@ -40,10 +40,8 @@ public enum ArchiveWriter {
         if fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0, existing.st_mode & S_IFMT == S_IFDIR {
             throw ArchiveError(.io, archive: archive, message: "is a directory; an archive is written only over a file")
         }
-        Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
-        let temporary = Replacement.temporaryName(for: name)
-        let fd = try ArchiveError.io(archive: archive) {
-            try Syscall.open(temporary, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o666, path: { url.path })
+        let (temporary, fd) = try ArchiveError.io(archive: archive) {
+            try Replacement.createFile(replacing: name, in: parent, parentPath: parentPath)
         }
         do {
             defer { Syscall.close(fd) }

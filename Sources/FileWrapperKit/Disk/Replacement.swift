@@ -3,27 +3,81 @@ import Glibc
 import SystemPackage
 
 /// Saving beside a destination and swapping into place: temporary names a
-/// later save recognises, removal of what a killed save left, and the swap.
+/// later save recognises, removal of what a dead writer left, the modes a
+/// replacement keeps, and the swap.
+///
+/// A temporary is named `.<name>.fwk-save-<pid>-<key>`. Before it exists,
+/// its writer locks byte `<key>` of the directory that holds it, through
+/// the descriptor on that directory it works in (an open file description
+/// lock, `fcntl(F_OFD_SETLK)`), and keeps the descriptor open as long as it
+/// works; the lock ends with the writer however it ends, killed included.
+/// A later save removes a temporary only when no one holds its byte
+/// (`F_OFD_GETLK`). A process ID could not tell: in another PID namespace
+/// it names another process or none, and IDs are reused. The ID stays in
+/// the name for whoever reads a listing.
 package enum Replacement {
     private static let marker = ".fwk-save-"
 
-    /// A fresh temporary sibling name for `name`:
-    /// `.<name>.fwk-save-<pid>-<random>`, the name cut to fit `NAME_MAX`.
-    package static func temporaryName(for name: String) -> String {
-        "." + prefix(of: name) + marker + "\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// A fresh temporary sibling name for `name` (cut to fit `NAME_MAX`),
+    /// its byte of `parent` locked for the writer: the caller keeps
+    /// `parent` open while the temporary may exist. Where the file system
+    /// has no such locks the name is not locked, and a cleaner there cannot
+    /// tell it from a dead writer's, so leaves it.
+    package static func temporaryName(for name: String, lockingIn parent: CInt) -> String {
+        let key = Int64.random(in: 1...(1 << 62))
+        _ = cfs_lock_byte(parent, off_t(key))
+        return "." + prefix(of: name) + marker + "\(getpid())-" + String(key, radix: 36)
     }
 
-    /// Removes the temporaries that saves of `name` left in `parent` when
-    /// their process died. Temporaries of live processes are left alone.
-    /// Best effort: what cannot be removed now is tried again next time.
+    /// Removes the temporaries that writers of `name` left in `parent` when
+    /// they died: those whose byte no one holds. Best effort: what cannot be
+    /// removed now is tried again next time.
     package static func removeLeftovers(of name: String, in parent: CInt, parentPath: String) {
         let start = Array(("." + prefix(of: name) + marker).utf8)
         guard let names = try? Syscall.names(inDirectory: parent, path: { parentPath }) else { return }
         for entry in names where entry.starts(with: start) {
-            let rest = String(decoding: entry[start.count...], as: UTF8.self)
-            guard let pid = rest.split(separator: "-").first.flatMap({ pid_t($0) }), !isAlive(pid) else { continue }
+            guard let dash = entry.lastIndex(of: UInt8(ascii: "-")), dash >= start.count,
+                  let key = Int64(String(decoding: entry[(dash + 1)...], as: UTF8.self), radix: 36), key > 0,
+                  cfs_byte_is_locked(parent, off_t(key)) == 0
+            else { continue }
             try? TreeRemover.remove(entry, in: parent, parentPath: parentPath)
         }
+    }
+
+    /// Creates the temporary file that will replace `name` in `parent`,
+    /// after removing what dead writers left, and returns its name (locked
+    /// as ``temporaryName(for:lockingIn:)`` locks it) and a descriptor open
+    /// for writing (`openat` with `O_CREAT | O_EXCL | O_NOFOLLOW`). It takes
+    /// the permission bits of the regular file at `name` if there is one,
+    /// set (`fchmod`) before anything is written, so that the replacement of
+    /// a private file is never readable by others; else those of any new
+    /// file (0666 less the umask).
+    package static func createFile(replacing name: String, in parent: CInt, parentPath: String) throws(FileWrapperError) -> (name: String, fd: CInt) {
+        removeLeftovers(of: name, in: parent, parentPath: parentPath)
+        let path = { PathDisplay.join(parentPath, [name]) }
+        var existing = stat()
+        let replacesFile = fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && InodeKind(mode: existing.st_mode) == .regularFile
+        let temporary = temporaryName(for: name, lockingIn: parent)
+        let fd = try Syscall.open(temporary, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: replacesFile ? 0o600 : 0o666, path: path)
+        guard replacesFile else { return (temporary, fd) }
+        do throws(FileWrapperError) {
+            try Syscall.retrying("fchmod", path) { fchmod(fd, existing.st_mode & 0o777) }
+            return (temporary, fd)
+        } catch {
+            Syscall.close(fd)
+            unlinkat(parent, temporary, 0)
+            throw error
+        }
+    }
+
+    /// The permission bits for a directory that will replace `name` in
+    /// `parent`: `mode` less what the directory now there withholds (the
+    /// stricter of the two), so that a private directory stays private;
+    /// `mode` when no directory is there.
+    package static func directoryMode(_ mode: mode_t, replacing name: String, in parent: CInt) -> mode_t {
+        var existing = stat()
+        guard fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0, InodeKind(mode: existing.st_mode) == .directory else { return mode }
+        return mode & existing.st_mode & 0o777
     }
 
     /// Puts `temporary` in place of `name`, atomically where the file system
@@ -90,14 +144,10 @@ package enum Replacement {
             try Syscall.retrying("renameat", path) { Glibc.renameat(parent, temporary, parent, name) }
             return nil
         }
-        let aside = temporaryName(for: name)
+        let aside = temporaryName(for: name, lockingIn: parent)
         try Syscall.retrying("renameat", path) { Glibc.renameat(parent, name, parent, aside) }
         try Syscall.retrying("renameat", path) { Glibc.renameat(parent, temporary, parent, name) }
         return aside
-    }
-
-    private static func isAlive(_ pid: pid_t) -> Bool {
-        pid == getpid() || kill(pid, 0) == 0 || Glibc.errno != ESRCH
     }
 
     /// `name` cut at a character boundary to at most 100 bytes.

@@ -45,7 +45,7 @@ extension FileWrapper {
         Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
         let exists = (try? Syscall.status(of: name, in: parent, path: { path })) != nil
         let atomic = options.contains(.atomic)
-        let target = atomic || exists ? Replacement.temporaryName(for: name) : name
+        let target = atomic || exists ? Replacement.temporaryName(for: name, lockingIn: parent) : name
 
         let outcome = try TreeWriter(finalPath: path).write(self, as: target, in: parent, parentPath: parentPath, original: original)
         if target != name {

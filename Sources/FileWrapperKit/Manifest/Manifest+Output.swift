@@ -16,7 +16,8 @@ extension Manifest {
     /// written under a temporary name beside it, flushed to the disk
     /// (`fsync`, its writeback started every mebibyte on the way) and
     /// renamed over it, so that a reader finds the old file or the new one,
-    /// whole; temporaries a killed process left are removed first.
+    /// whole, with the old file's permission bits; temporaries a killed
+    /// process left are removed first.
     /// Anything else (a device such as `/dev/null`, a pipe, a symbolic
     /// link) is opened and written through, never replaced.
     package func write(as format: ManifestFileFormat, toFileAt path: String) throws(FileWrapperError) {
@@ -30,9 +31,7 @@ extension Manifest {
             try write(as: format, to: fd, path: path)
             return
         }
-        Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
-        let temporary = Replacement.temporaryName(for: name)
-        let fd = try Syscall.open(temporary, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o666, path: { path })
+        let (temporary, fd) = try Replacement.createFile(replacing: name, in: parent, parentPath: parentPath)
         do throws(FileWrapperError) {
             defer { Syscall.close(fd) }
             var writeback = WritebackStarter(fd: fd, stride: 1 << 20)
