@@ -1,5 +1,6 @@
 import FileWrapperKit
 import Foundation
+import Glibc
 
 /// Round trips of a tree: read into a `FileWrapper`, written as a bundle
 /// and as each archive format, read back, and compared with the original
@@ -62,7 +63,8 @@ public enum RoundTrip {
     }
 
     /// Reads the bundle or archive at `url`, round-trips it through each
-    /// form in a temporary directory (removed at the end), and compares.
+    /// form in a temporary directory that only this user can enter
+    /// (removed at the end), and compares.
     /// Throws for input that is not a bundle or an archive, or that cannot
     /// be read; a form that fails to hold the tree is a result, not an error.
     public static func check(
@@ -85,7 +87,8 @@ public enum RoundTrip {
         let original = try Manifest(reading: url, options: hashed)
 
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("wrapinspect-verify-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: false)
+        // Private (mkdirat 0700): the copies inside keep the input's modes, 0644 files among them.
+        try Syscall.makeDirectory(workspace.path, in: AT_FDCWD, mode: 0o700, path: { workspace.path })
         defer { try? FileManager.default.removeItem(at: workspace) }
         let results = forms.map { form in
             roundTrip(wrapper, original: original, through: form, in: workspace, limits: options.limits)

@@ -27,6 +27,8 @@ package final class DiskFileContents: @unchecked Sendable {
     private let buffer: UnsafeMutableRawBufferPointer?
     private let fd: CInt
     private let size: Int
+    /// What the walk found the open file to be, to check after reading it.
+    private let identity: FileIdentity?
     /// The file's path for errors.
     private let path: String
 
@@ -35,14 +37,16 @@ package final class DiskFileContents: @unchecked Sendable {
         self.buffer = buffer
         fd = -1
         size = count
+        identity = nil
         self.path = path
     }
 
-    /// Takes ownership of `fd`, open on a file of `size` bytes.
-    fileprivate init(fd: CInt, size: Int, path: String) {
+    /// Takes ownership of `fd`, open on the file the walk found as `identity`.
+    fileprivate init(fd: CInt, identity: FileIdentity, path: String) {
         buffer = nil
         self.fd = fd
-        self.size = size
+        size = Int(identity.size)
+        self.identity = identity
         self.path = path
     }
 
@@ -56,7 +60,9 @@ package final class DiskFileContents: @unchecked Sendable {
     fileprivate var footprint: Int { buffer == nil ? DiskTreeStream.blockSize : size }
 
     /// Passes the contents to `body` in blocks of at most 256 KiB; throws if
-    /// the file no longer has the size the walk found.
+    /// the file changed (size, modification time or mode, `fstat` once it
+    /// is read) from what the walk found, as GNU tar says "file changed as
+    /// we read it": the archive would hold bytes of no one version.
     package func forEachBlock(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         if let buffer {
             try body(UnsafeRawBufferPointer(rebasing: buffer[..<size]))
@@ -73,6 +79,7 @@ package final class DiskFileContents: @unchecked Sendable {
             try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             remaining -= count
         }
+        try identity?.checkUnchanged(fd, path: { self.path })
     }
 }
 
@@ -322,7 +329,7 @@ package final class DiskTreeStream: @unchecked Sendable {
             } else {
                 fd = try openFile(child.name, in: directory, foundAs: info, display: display)
             }
-            entry.contents = try contents(of: fd, size: entry.size, display: display)
+            entry.contents = try contents(of: fd, foundAs: FileIdentity(info), display: display)
         case .other:
             throw FileWrapperError(
                 .unsupportedFileType, path: display(),
@@ -365,10 +372,11 @@ package final class DiskTreeStream: @unchecked Sendable {
         }
     }
 
-    /// The contents of the open file `fd` of `size` bytes, taking the
-    /// descriptor: read whole and closed when the file is small, kept open
-    /// for the caller to stream otherwise.
-    private func contents(of fd: CInt, size: Int, display: @escaping Syscall.Path) throws -> DiskFileContents {
+    /// The contents of the open file `fd`, found as `identity`, taking the
+    /// descriptor: read whole, checked unchanged and closed when the file
+    /// is small, kept open for the caller to stream otherwise.
+    private func contents(of fd: CInt, foundAs identity: FileIdentity, display: @escaping Syscall.Path) throws -> DiskFileContents {
+        let size = Int(identity.size)
         guard size > Self.readAheadLimit else {
             defer { Syscall.close(fd) }
             // One byte more than expected tells a file that grew.
@@ -377,9 +385,10 @@ package final class DiskTreeStream: @unchecked Sendable {
             guard try Self.read(fd, into: buffer, expecting: size, display: display) else {
                 throw FileWrapperError(.changedOnDisk, path: display(), detail: "the file changed size while it was read")
             }
+            try identity.checkUnchanged(fd, path: display)
             return contents
         }
-        return DiskFileContents(fd: fd, size: size, path: display())
+        return DiskFileContents(fd: fd, identity: identity, path: display())
     }
 
     /// Reads a file into `buffer`, one byte longer than the `size` it

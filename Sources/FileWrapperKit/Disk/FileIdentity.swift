@@ -19,6 +19,15 @@ struct FileIdentity: Hashable, Sendable {
         mode = info.st_mode
     }
 
+    /// Throws unless the open file `fd`, read to its end, still has this
+    /// identity (`fstat`): a file that grew, or changed in place, while it
+    /// was read gives the bytes of no one version.
+    func checkUnchanged(_ fd: CInt, path: Syscall.Path) throws(FileWrapperError) {
+        guard FileIdentity(try Syscall.status(of: fd, path: path)) == self else {
+            throw FileWrapperError(.changedOnDisk, path: path(), detail: "the file changed while it was read")
+        }
+    }
+
     /// Whether `info` describes the same inode (device and inode number).
     func isSameInode(as info: stat) -> Bool {
         device == UInt64(info.st_dev) && inode == UInt64(info.st_ino)

@@ -116,7 +116,8 @@ extension FileWrapper {
     /// Hands a regular file's contents to `body` in blocks of at most
     /// `blockSize` bytes, without keeping them: contents in memory are
     /// sliced, contents on disk are read block by block, so that archiving
-    /// a multi-GiB file costs one block of memory.
+    /// a multi-GiB file costs one block of memory. Throws if the file on
+    /// disk changed before or while it was read.
     package func forEachContentsBlock(
         blockSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
@@ -145,5 +146,6 @@ extension FileWrapper {
             try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             remaining -= count
         }
+        try file.identity.checkUnchanged(fd, path: { file.path })
     }
 }
