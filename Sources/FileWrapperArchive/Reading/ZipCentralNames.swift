@@ -52,21 +52,27 @@ struct ZipCentralNames {
                 guard let zip64 = fields.first(where: { $0.id == 0x0001 })?.data, at + 8 <= zip64.count else { return nil }
                 offset = zip64.dropFirst(at).prefix(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
             }
-            let localHeader = Int64(clamping: offset).addingReportingOverflow(correction)
-            guard !localHeader.overflow, localHeader.partialValue >= 0,
-                  let local = ZipDirectory.read(source, at: localHeader.partialValue, count: 30), local.u32(0) == 0x0403_4b50,
-                  let variable = ZipDirectory.read(source, at: localHeader.partialValue + 30, count: local.u16(26) + local.u16(28))
+            let at = Int64(clamping: offset).addingReportingOverflow(correction)
+            // One read where the local header is as long as the central record's name and extra field, as it usually is.
+            guard !at.overflow, at.partialValue >= 0, at.partialValue <= total - 30,
+                  var local = ZipDirectory.read(source, at: at.partialValue, count: Int(min(Int64(30 + nameLength + extraLength), total - at.partialValue))),
+                  local.u32(0) == 0x0403_4b50
             else { continue }  // libarchive meets the damage when it reads this member
+            let (localNameLength, localExtraLength) = (local.u16(26), local.u16(28))
+            if 30 + localNameLength + localExtraLength > local.count {
+                guard let whole = ZipDirectory.read(source, at: at.partialValue, count: 30 + localNameLength + localExtraLength) else { continue }
+                local = whole
+            }
             let centralName = Name(bytes: record.bytes(46, count: nameLength), flags: record.u16(8), fields: fields)
-            let localName = Name(bytes: variable.bytes(0, count: local.u16(26)), flags: local.u16(6),
-                                 fields: Self.extraFields(variable.bytes(local.u16(26), count: local.u16(28))))
+            let localName = Name(bytes: local.bytes(30, count: localNameLength), flags: local.u16(6),
+                                 fields: Self.extraFields(local.bytes(30 + localNameLength, count: localExtraLength)))
             guard localName.shown.elementsEqual(centralName.shown), localName.unicodePaths <= 1, centralName.unicodePaths <= 1 else {
                 throw ArchiveError(
                     .corrupt, archive: archive, entry: String(decoding: localName.shown, as: UTF8.self),
                     message: "the local header names this member \(localName), the central directory \(centralName); "
                         + "a zip whose local headers and central directory (what unzip and Python's zipfile list) disagree is refused")
             }
-            starts.append(localHeader.partialValue + 30 + Int64(variable.count))
+            starts.append(at.partialValue + 30 + Int64(localNameLength + localExtraLength))
         }
         dataStarts = starts.sorted()
     }
@@ -103,7 +109,7 @@ struct ZipCentralNames {
             }
             if let unicodePath {
                 shown = Array(unicodePath)
-            } else if flags & 0x800 != 0 {
+            } else if flags & 0x800 != 0 || bytes.allSatisfy({ $0 < 0x80 }) {
                 shown = Array(bytes)
             } else {
                 var text = ""
