@@ -5,7 +5,7 @@
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 
-.PHONY: setup setup-test fixtures build run test test-asan test-tsan test-sanitizers clean
+.PHONY: setup setup-test fixtures build run test test-asan test-tsan test-sanitizers test-slow clean
 
 setup:
 	@Tools/ensure-system-packages.sh
@@ -25,24 +25,40 @@ build: setup
 run: build fixtures
 	$(SWIFT) run --skip-build wrapinspect dump "$(SAMPLE)"
 
-## Builds and runs every test.
+## Extra flags for `swift test`: CI (.ci/run) makes warnings errors with
+## SWIFTFLAGS="-Xswiftc -warnings-as-errors".
+SWIFTFLAGS ?=
+LSAN   := LSAN_OPTIONS=suppressions=$(CURDIR)/Tools/sanitizers/lsan.supp:print_suppressions=0
+
+## Builds and runs every test, every one at full size.
 test: setup-test fixtures
-	$(SWIFT) test
+	$(SWIFT) test $(SWIFTFLAGS)
 
 ## The whole suite under AddressSanitizer (memory errors and leaks, but
 ## for the ones outside our code that Tools/sanitizers/lsan.supp lists) and
 ## ThreadSanitizer (data races), each in its own build folder. CI runs it.
+## Every suite runs; sizes are cut where size proves nothing more
+## (FWK_TEST_SIZES=reduced: lower limits, zip64 thresholds and kill counts,
+## see Tests/TestSupport/TestSizes.swift), and allocations are recorded
+## with the fast unwinder. The full sizes and the precise unwinder are
+## the slow tier, `make test-slow`.
 test-sanitizers: test-asan test-tsan
 
-## Full stacks for every allocation (not the fast unwinder, which stops in
-## libraries built without frame pointers), so that leaks are told apart.
 test-asan: setup-test fixtures
-	ASAN_OPTIONS=fast_unwind_on_malloc=0 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tools/sanitizers/lsan.supp:print_suppressions=0 \
-		$(SWIFT) test --sanitize=address --scratch-path .build-asan
+	FWK_TEST_SIZES=reduced $(LSAN) \
+		$(SWIFT) test $(SWIFTFLAGS) --sanitize=address --scratch-path .build-asan
 
 test-tsan: setup-test fixtures
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	FWK_TEST_SIZES=reduced $(SWIFT) test $(SWIFTFLAGS) --sanitize=thread --scratch-path .build-tsan
+
+## The slow tier (about 50 minutes on 2 cores; not run by CI): both
+## sanitizer runs at full size, and AddressSanitizer with full stacks for
+## every allocation (not the fast unwinder, which stops in libraries built
+## without frame pointers), so that a leak's report says where it began.
+test-slow: setup-test fixtures
+	ASAN_OPTIONS=fast_unwind_on_malloc=0 FWK_TEST_SIZES=full $(LSAN) \
+		$(SWIFT) test $(SWIFTFLAGS) --sanitize=address --scratch-path .build-asan
+	FWK_TEST_SIZES=full $(SWIFT) test $(SWIFTFLAGS) --sanitize=thread --scratch-path .build-tsan
 
 clean:
 	rm -rf .build .build-*

@@ -88,17 +88,13 @@ import TestSupport
         var seconds: Double
     }
 
-    /// Runs `arguments` under `timeout` and `prlimit` with the limits above,
-    /// its output in files (a pipe could fill while we wait).
-    static func run(_ arguments: [String], environment: [String: String]? = nil, scratch: URL) throws -> Outcome {
-        let outputURL = scratch.appendingPathComponent("out"), errorURL = scratch.appendingPathComponent("err")
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        var environment = environment ?? [:]
+    /// Runs `arguments` under `timeout` and `prlimit` with the limits above
+    /// (``ChildProcess``). Our programs under a sanitizer get its limits
+    /// instead; `bsdtar`, which no sanitizer slows, keeps the plain ones.
+    static func run(_ arguments: [String], environment: [String: String] = [:], sanitized: Bool = true) throws -> Outcome {
+        var environment = environment
         let limits: [String]
-        if let sanitizer {
+        if let sanitizer, sanitized {
             // No address-space limit under a sanitizer: the sanitizer's own
             // allocator refuses any one allocation over the same size instead.
             limits = [String(timeLimit * 5)]
@@ -107,24 +103,15 @@ import TestSupport
         } else {
             limits = [String(timeLimit), "/usr/bin/prlimit", "--as=\(memoryLimit)", "--"]
         }
-        process.arguments = ["-s", "KILL"] + limits + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = try FileHandle(forWritingTo: outputURL), error = try FileHandle(forWritingTo: errorURL)
-        defer { try? output.close(); try? error.close() }
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
         let started = Date()
-        try process.run()
-        process.waitUntilExit()
+        let result = try ChildProcess.run("/usr/bin/timeout", ["-s", "KILL"] + limits + arguments, environment: environment)
         return Outcome(
-            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-            output: try Data(contentsOf: outputURL), error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self),
+            status: result.status, signaled: !result.exited, output: Data(result.stdoutBytes), error: result.stderr,
             seconds: Date().timeIntervalSince(started))
     }
 
     /// Whether `line` is a sanitizer's note that it refused an allocation
-    /// over the limit set in ``run(_:environment:scratch:)``
+    /// over the limit set in ``run(_:environment:sanitized:)``
     /// (`==123==WARNING: AddressSanitizer failed to allocate 0x... bytes`).
     static func isSanitizerAllocationWarning(_ line: Substring) -> Bool {
         sanitizer != nil && line.hasPrefix("==") && line.contains("Sanitizer failed to allocate")
@@ -218,16 +205,16 @@ import TestSupport
                     guard let index else { return }
                     let path = corpus.appendingPathComponent(files[index]).path
                     do {
-                        let ours = try run([wrapinspect, "dump", path], scratch: directory)
+                        let ours = try run([wrapinspect, "dump", path])
                         let area = directory.appendingPathComponent("unpack")
                         try FileManager.default.createDirectory(at: area, withIntermediateDirectories: true)
-                        let unpack = try run([wrapinspect, "unpack", path, area.appendingPathComponent("out").path], scratch: directory)
+                        let unpack = try run([wrapinspect, "unpack", path, area.appendingPathComponent("out").path])
                         let left = try FileManager.default.contentsOfDirectory(atPath: area.path)
                         try FileManager.default.removeItem(at: area)
                         let bsdtar = try run(["/usr/bin/nice", "-n", "10", "/usr/bin/bsdtar", "-tf", path],
-                                             environment: ["LC_ALL": "C.UTF-8"], scratch: directory)
+                                             environment: ["LC_ALL": "C.UTF-8"], sanitized: false)
                         let likeBsdtar = bsdtar.status == 0
-                            ? try run([wrapinspect, "dump", "--stored", "--all-formats", "--json", path], scratch: directory) : nil
+                            ? try run([wrapinspect, "dump", "--stored", "--all-formats", "--json", path]) : nil
                         let result = Result(file: files[index], ours: ours, unpack: unpack, leftInUnpackArea: left,
                                             bsdtar: bsdtar, oursLikeBsdtar: likeBsdtar)
                         lock.withLock { results.append(result) }

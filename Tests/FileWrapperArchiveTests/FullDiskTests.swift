@@ -13,8 +13,9 @@ struct FullDiskTests {
     /// 1.5 MB of random bytes and a small file: more than a 1 MB tmpfs
     /// holds, compressed or not.
     static func tooBig() -> FileWrapper {
-        FileWrapper(directoryWithFileWrappers: [
-            "big.bin": FileWrapper(regularFileWithContents: FileHandle(forReadingAtPath: "/dev/urandom")!.readData(ofLength: 1_500_000)),
+        var generator = SplitMix64(seed: 17)
+        return FileWrapper(directoryWithFileWrappers: [
+            "big.bin": FileWrapper(regularFileWithContents: Data(generator.bytes(1_500_000))),
             "small.txt": FileWrapper(regularFileWithContents: Data("small".utf8)),
         ])
     }

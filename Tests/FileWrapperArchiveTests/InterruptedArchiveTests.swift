@@ -4,11 +4,15 @@ import Testing
 import TestSupport
 
 /// Pack and unpack killed (SIGKILL) at random instants, in a child process,
-/// at least 50 times mid-pack and 40 mid-unpack: the archive or the unpacked tree
+/// at least 50 times mid-pack and 40 mid-unpack (a fifth of that in a
+/// reduced run, ``TestSizes``): the archive or the unpacked tree
 /// is the old version or the new one, whole (an unpack into a fresh
 /// destination leaves nothing or the whole tree); nothing beside it
 /// changes; what a killed run left, the next run removes.
 @Suite struct InterruptedArchiveTests {
+    static let packKills = TestSizes.pick(full: 50, reduced: 10)
+    static let unpackKills = TestSizes.pick(full: 40, reduced: 8)
+
     /// Each version's package: `files` files of 10 kB.
     static func writeVersions(files: Int, in directory: TemporaryDirectory) throws -> [String: URL] {
         var sources: [String: URL] = [:]
@@ -29,7 +33,7 @@ import TestSupport
 
     @Test func packKilledLeavesTheOldArchiveOrTheNewOne() async throws {
         let tally = try await onThreadOfItsOwn(Self.killPacks)
-        #expect(tally.killed >= 50, "\(tally)")
+        #expect(tally.killed >= Self.packKills, "\(tally)")
     }
 
     static func killPacks() throws -> KillHarness.Tally {
@@ -44,7 +48,7 @@ import TestSupport
 
         var current = "B"
         var packing = "A"
-        return try KillHarness.killRepeatedly(target: archive, kills: 50, maximumRuns: 300, duration: duration) {
+        return try KillHarness.killRepeatedly(target: archive, kills: packKills, maximumRuns: 300, duration: duration) {
             packing = current == "A" ? "B" : "A"
             return pack(packing)
         } check: { run in
@@ -59,7 +63,7 @@ import TestSupport
 
     @Test func unpackIntoAFreshDestinationKilledLeavesNothingOrTheWholeTree() async throws {
         let (tally, nothing) = try await onThreadOfItsOwn(Self.killFreshUnpacks)
-        #expect(tally.killed >= 40, "\(tally)")
+        #expect(tally.killed >= Self.unpackKills, "\(tally)")
         #expect(nothing > 0, "no kill landed before the tree was in place")
     }
 
@@ -74,7 +78,7 @@ import TestSupport
         let whole = try Self.unpacked(destination)
 
         var nothing = 0
-        let tally = try KillHarness.killRepeatedly(target: destination, kills: 40, maximumRuns: 300, duration: duration) {
+        let tally = try KillHarness.killRepeatedly(target: destination, kills: unpackKills, maximumRuns: 300, duration: duration) {
             if FileManager.default.fileExists(atPath: destination.path) { try FileManager.default.removeItem(at: destination) }
             return ["unpack", archive.path, destination.path]
         } check: { run in
@@ -90,7 +94,7 @@ import TestSupport
 
     @Test func unpackWithForceKilledLeavesTheOldTreeOrTheNewOne() async throws {
         let tally = try await onThreadOfItsOwn(Self.killReplacingUnpacks)
-        #expect(tally.killed >= 40, "\(tally)")
+        #expect(tally.killed >= Self.unpackKills, "\(tally)")
     }
 
     static func killReplacingUnpacks() throws -> KillHarness.Tally {
@@ -109,7 +113,7 @@ import TestSupport
 
         var current = "B"
         var unpacking = "A"
-        return try KillHarness.killRepeatedly(target: destination, kills: 40, maximumRuns: 300, duration: duration) {
+        return try KillHarness.killRepeatedly(target: destination, kills: unpackKills, maximumRuns: 300, duration: duration) {
             unpacking = current == "A" ? "B" : "A"
             return ["unpack", archives[unpacking]!.path, destination.path, "--force"]
         } check: { run in

@@ -26,8 +26,17 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let destination = directory.appending("out")
         var options = ArchiveUnpackOptions()
-        // The 5 GiB bomb would trip the ratio limit first; without it, the byte limit must stop it.
-        if fixture.limit == "bytes" { options.limits.maxRatio = .infinity }
+        if fixture.limit == "bytes" {
+            // The 5 GiB bomb would trip the ratio limit first; without it, the
+            // byte limit must stop it: the default (4 GiB written first) at
+            // full size, 64 MiB in a reduced run.
+            options.limits.maxRatio = .infinity
+            options.limits.maxBytes = TestSizes.pick(full: options.limits.maxBytes, reduced: 64 << 20)
+        }
+        if fixture.limit == "entries" {
+            // 200,000 entries: refused past the default 100,000 at full size, past 1,000 in a reduced run.
+            options.limits.maxEntries = TestSizes.pick(full: options.limits.maxEntries, reduced: 1000)
+        }
 
         let error = try #require(throws: ArchiveError.self) {
             try ArchiveUnpacker.unpack(archiveAt: Self.fixtureURL(fixture), to: destination, options: options)

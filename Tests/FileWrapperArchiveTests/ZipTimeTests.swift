@@ -35,10 +35,10 @@ import FileWrapperKit
     /// that does not compress (stored, in three chunks, with a data
     /// descriptor), a symlink.
     static func makeTree(at root: URL) throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 38)
         for name in times.keys.sorted() where name != "dir" && name != "many" && name != "link" {
             let contents = name.hasSuffix(".bin")
-                ? Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                ? Data(generator.bytes(300_000))
                 : Data("contents of \(name)\n".utf8)
             try Disk.write(contents, to: root.appendingPathComponent(name))
         }

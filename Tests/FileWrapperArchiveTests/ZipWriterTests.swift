@@ -24,9 +24,10 @@ import FileWrapperKit
         return Data(text.utf8.prefix(count))
     }
 
-    /// Bytes that do not compress.
-    static func random(_ count: Int) -> Data {
-        FileHandle(forReadingAtPath: "/dev/urandom")!.readData(ofLength: count)
+    /// Bytes that do not compress, seeded by their count unless a seed is given.
+    static func random(_ count: Int, seed: UInt64? = nil) -> Data {
+        var generator = SplitMix64(seed: seed ?? UInt64(count))
+        return Data(generator.bytes(count))
     }
 
     /// A regular file's header as the walk gives it.
@@ -74,10 +75,10 @@ import FileWrapperKit
         // libarchive, from the file and from a pipe (its streaming reader, which finds each entry's end from its data).
         let read = try ArchiveReader.fileWrapper(contentsOf: archive)
         for (name, contents) in files { #expect(read.fileWrappers?[name]?.regularFileContents == contents, "\(name)") }
-        let streamed = try Interop.run("sh", ["-c", "cat Mixed.zip | bsdtar -tvf -"], in: directory.url, scratch: directory.url)
+        let streamed = try Interop.run("sh", ["-c", "cat Mixed.zip | bsdtar -tvf -"], in: directory.url)
         #expect(streamed.stdout.split(separator: "\n").count == files.count)
 
-        try Interop.run("unzip", ["-tq", "Mixed.zip"], in: directory.url, scratch: directory.url)
+        try Interop.run("unzip", ["-tq", "Mixed.zip"], in: directory.url)
         let source = directory.appending("Source")
         for (name, contents) in files { try Disk.write(contents, to: source.appendingPathComponent(name)) }
         let python = try Interop.run("python3", ["-c", """
@@ -86,7 +87,7 @@ import FileWrapperKit
             for info in z.infolist():
                 if z.read(info) != open(sys.argv[2] + "/" + info.filename, "rb").read(): print("differs:", info.filename)
             print(len(z.infolist()))
-            """, archive.path, source.path], in: directory.url, scratch: directory.url)
+            """, archive.path, source.path], in: directory.url)
         #expect(python.stdout == "\(files.count)\n")
     }
 
@@ -165,46 +166,59 @@ import FileWrapperKit
 
     // MARK: - zip64
 
+    /// Where the zip64 tests' writers turn to zip64: the format's limits at
+    /// full size; 4 MiB and 1,024 entries in a reduced run (``TestSizes``),
+    /// which writes the same records on a thousandth of the data.
+    static let zip64 = TestSizes.pick(full: Zip64Thresholds.format, reduced: Zip64Thresholds(bytes: 4 << 20, entries: 1024))
+
     /// More entries than the classic end record counts: a zip64 end record
     /// and locator, read by unzip and Python.
     @Test func moreThan65535EntriesGetAZip64EndRecord() throws {
+        // side × side files in side folders: 65,792 entries at full size.
+        let side = TestSizes.pick(full: 256, reduced: 32)
         var folders: [String: FileWrapper] = [:]
-        for folder in 0..<256 {
+        for folder in 0..<side {
             var files: [String: FileWrapper] = [:]
-            for file in 0..<256 { files["\(file)"] = FileWrapper(regularFileWithContents: file % 16 == 0 ? Data("\(folder)/\(file)".utf8) : Data()) }
+            for file in 0..<side { files["\(file)"] = FileWrapper(regularFileWithContents: file % 16 == 0 ? Data("\(folder)/\(file)".utf8) : Data()) }
             folders["\(folder)"] = FileWrapper(directoryWithFileWrappers: files)
         }
-        let count = 256 + 256 * 256
+        let count = side + side * side
+        try #require(count > Self.zip64.entries)
         let directory = try TemporaryDirectory()
         let archive = directory.appending("Many.zip")
-        try ArchiveWriter.write(FileWrapper(directoryWithFileWrappers: folders), to: archive, options: ArchiveWriteOptions(format: .zip))
+        try Zip64Thresholds.$current.withValue(Self.zip64) {
+            try ArchiveWriter.write(FileWrapper(directoryWithFileWrappers: folders), to: archive, options: ArchiveWriteOptions(format: .zip))
+        }
 
         let zip = try ZipHeaders([UInt8](Data(contentsOf: archive)))
         #expect(zip.classicCount == 0xFFFF)
         #expect(zip.zip64Count == UInt64(count))
         #expect(zip.central.count == count)
-        try Interop.run("unzip", ["-tq", "Many.zip"], in: directory.url, scratch: directory.url)
+        try Interop.run("unzip", ["-tq", "Many.zip"], in: directory.url)
         let python = try Interop.run("python3", ["-c", """
             import sys, zipfile
             z = zipfile.ZipFile(sys.argv[1])
-            print(len(z.infolist()), z.read("255/240").decode())
-            """, archive.path], in: directory.url, scratch: directory.url)
-        #expect(python.stdout == "\(count) 255/240\n")
+            print(len(z.infolist()), z.read(sys.argv[2]).decode())
+            """, archive.path, "\(side - 1)/\(side - 16)"], in: directory.url)
+        #expect(python.stdout == "\(count) \(side - 1)/\(side - 16)\n")
     }
 
-    /// A file of more than 4 GiB (zeros, deflated at level 1 to 19 MB):
-    /// zip64 sizes in the local header, the descriptor and the central
-    /// directory. unzip lists it; Python reads it whole and checks its CRC
-    /// (unzip -t would take three times as long). The zeros come from
-    /// memory: a sparse file of this size costs 5 s of kernel time to read
-    /// the first time and leaves 4 GiB in the page cache.
+    /// A file of more than 4 GiB (zeros, deflated at level 1 to 19 MB; 4 MiB
+    /// past a lowered threshold in a reduced run): zip64 sizes in the local
+    /// header, the descriptor and the central directory. unzip lists it;
+    /// Python reads it whole and checks its CRC (unzip -t would take three
+    /// times as long). The zeros come from memory: a sparse file of this
+    /// size costs 5 s of kernel time to read the first time and leaves
+    /// 4 GiB in the page cache.
     @Test func aFileOver4GiBGetsZip64Sizes() throws {
         let directory = try TemporaryDirectory()
         let archive = directory.appending("Large.zip")
-        let size = (1 << 32) + 3 * Self.chunk + 12345
+        let size = Int(Self.zip64.bytes) + 1 + 3 * Self.chunk + 12345
         try Data().write(to: archive)
         let output = try FileHandle(forWritingTo: archive)
-        let writer = try ZipWriter(options: ArchiveWriteOptions(format: .zip, compressionLevel: 1), name: "Large.zip") { output.write(Data($0)) }
+        let writer = try Zip64Thresholds.$current.withValue(Self.zip64) {
+            try ZipWriter(options: ArchiveWriteOptions(format: .zip, compressionLevel: 1), name: "Large.zip") { output.write(Data($0)) }
+        }
         try writer.writeHeader(Self.fileHeader("zeros", size: size), stored: false)
         let zeros = [UInt8](repeating: 0, count: 1 << 20)
         try zeros.withUnsafeBytes { block in
@@ -231,7 +245,7 @@ import FileWrapperKit
         #expect(Array(bytes[descriptor..<descriptor + 4]) == [0x50, 0x4B, 0x07, 0x08])
         #expect(bytes[descriptor + 16..<descriptor + 24].reversed().reduce(0) { $0 << 8 | UInt64($1) } == UInt64(size))
 
-        let unzip = try Interop.run("unzip", ["-l", "Large.zip"], in: directory.url, scratch: directory.url)
+        let unzip = try Interop.run("unzip", ["-l", "Large.zip"], in: directory.url)
         #expect(unzip.stdout.contains("\(size)  "), "\(unzip.stdout)")
         let python = try Interop.run("python3", ["-c", """
             import sys, zipfile
@@ -241,7 +255,7 @@ import FileWrapperKit
                 while block := zeros.read(1 << 24):
                     count += len(block) if block.count(0) == len(block) else -1
             print(count, z.read("zz-after.txt").decode())
-            """, archive.path], in: directory.url, scratch: directory.url)
+            """, archive.path], in: directory.url)
         #expect(python.stdout == "\(size) after\n")
     }
 
@@ -249,7 +263,7 @@ import FileWrapperKit
     /// write here): the central record's offset goes to a zip64 field, alone,
     /// and the end records point past it.
     @Test func offsetsPast4GiBGoToZip64Fields() throws {
-        let entry = ZipEntry(Self.fileHeader("late.txt", size: 10), plain: false)
+        let entry = ZipEntry(Self.fileHeader("late.txt", size: 10), plain: false, thresholds: .format)
         entry.offset = 5 << 30
         entry.compressedSize = 10
         let record = entry.centralRecord
@@ -259,7 +273,7 @@ import FileWrapperKit
         #expect(Array(record[54..<66]) == [0x01, 0x00, 0x08, 0x00] + fiveGiB, "a zip64 field holding the offset alone")
         #expect(record.count == 46 + 8 + 12 + 24)
 
-        let ends = ZipEntry.endRecords(count: 1, offset: (5 << 30) + 40, size: UInt64(record.count))
+        let ends = ZipEntry.endRecords(count: 1, offset: (5 << 30) + 40, size: UInt64(record.count), thresholds: .format)
         // The zip64 end record (56 bytes) with one entry, the directory's size and offset; its locator; the classic record.
         #expect(Array(ends[0..<4]) == [0x50, 0x4B, 0x06, 0x06] && ends[24] == 1 && ends[32] == 1 && ends[40] == 90)
         #expect(Array(ends[48..<56]) == [40, 0, 0, 0x40, 1, 0, 0, 0])

@@ -35,11 +35,11 @@ import TestSupport
     /// The number of frames `zstd -lv` counts in `file`, and the bytes
     /// `zstd -d` gives back.
     static func decode(_ file: URL, in directory: URL) throws -> (frames: Int, contents: Data) {
-        let listing = try Interop.run("zstd", ["-lv", file.path], in: directory, scratch: directory).stdout
+        let listing = try Interop.run("zstd", ["-lv", file.path], in: directory).stdout
         let line = try #require(listing.split(separator: "\n").first { $0.hasPrefix("# Zstandard Frames:") })
         let frames = try #require(Int(line.split(separator: " ").last!))
         let decoded = directory.appendingPathComponent("decoded")
-        try Interop.run("zstd", ["-q", "-d", "-f", file.path, "-o", decoded.path], in: directory, scratch: directory)
+        try Interop.run("zstd", ["-q", "-d", "-f", file.path, "-o", decoded.path], in: directory)
         return (frames, try Data(contentsOf: decoded))
     }
 

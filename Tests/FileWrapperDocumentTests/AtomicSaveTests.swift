@@ -17,7 +17,8 @@ import TestSupport
         let url = mount.appendingPathComponent(name)
         // 1.5 MB of random printable bytes: more than the 1 MB file system
         // holds, even deflated in a zip container.
-        let big = String(decoding: (0..<1_500_000).map { _ in UInt8.random(in: 33...126) }, as: UTF8.self)
+        var generator = SplitMix64(seed: 20)
+        let big = String(decoding: generator.bytes(1_500_000, in: 33...126), as: UTF8.self)
 
         if name.hasSuffix(".txt") {
             try await DocumentController(newDocument: TextDocument(text: "small version")).save(to: url)

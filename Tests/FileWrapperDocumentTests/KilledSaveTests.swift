@@ -6,25 +6,29 @@ import TestSupport
 
 /// What must hold (4): a document killed mid-save (SIGKILL, at random
 /// instants, at least 40 times mid-save for a bundle and 30 for a zip
-/// container) is the old version or the new one, whole; nothing beside it
+/// container; a fifth of that in a reduced run, ``TestSizes``) is the old
+/// version or the new one, whole; nothing beside it
 /// changes; the next save removes what a killed one left.
 ///
 /// Each save is `fwk-test-child save-document`: it opens the document with
 /// a DocumentController, makes its files those of the other version (a few
 /// hundred files; one unchanged, which a bundle links) and saves in place.
 @Suite struct KilledSaveTests {
+    static let bundleKills = TestSizes.pick(full: 40, reduced: 8)
+    static let zipKills = TestSizes.pick(full: 30, reduced: 6)
+
     @Test func aBundleKilledMidSaveIsOldOrNewWhole() async throws {
         let tally = try await onThreadOfItsOwn {
-            try Self.killSaves(of: "Killed.files", files: 120, kills: 40, firstWrittenBy: "save") { try DiskTree($0).ignoringTimes }
+            try Self.killSaves(of: "Killed.files", files: 120, kills: Self.bundleKills, firstWrittenBy: "save") { try DiskTree($0).ignoringTimes }
         }
-        #expect(tally.killed >= 40, "\(tally)")
+        #expect(tally.killed >= Self.bundleKills, "\(tally)")
     }
 
     @Test func aZipContainerKilledMidSaveIsOldOrNewWhole() async throws {
         let tally = try await onThreadOfItsOwn {
-            try Self.killSaves(of: "Killed.zip", files: 240, kills: 30, firstWrittenBy: "pack", "zip") { try Self.files(ofContainer: $0) }
+            try Self.killSaves(of: "Killed.zip", files: 240, kills: Self.zipKills, firstWrittenBy: "pack", "zip") { try Self.files(ofContainer: $0) }
         }
-        #expect(tally.killed >= 30, "\(tally)")
+        #expect(tally.killed >= Self.zipKills, "\(tally)")
     }
 
     /// Saves the document `name` (versions A and B of `files` files in

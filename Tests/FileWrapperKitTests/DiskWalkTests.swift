@@ -96,7 +96,7 @@ import TestSupport
             let key = { (path: [UInt8]) in path.map { $0 == UInt8(ascii: "/") ? 0 : Int($0) + 1 } }
             return key(lhs).lexicographicallyPrecedes(key(rhs))
         }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 99)
         let alphabet: [UInt8] = [0x00, 0x2E, 0x2F, 0x30, 0x61, 0x62, 0x7F, 0x80, 0xFF]
         var paths: [[UInt8]] = [[], [0x2F], [0x61], Array("a/b".utf8), Array("a-b".utf8), Array("a.txt".utf8)]
         for _ in 0..<250 {

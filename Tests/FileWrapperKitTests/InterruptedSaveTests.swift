@@ -3,13 +3,16 @@ import Testing
 import TestSupport
 
 /// An atomic save over an existing package, killed (SIGKILL) at random
-/// instants in a child process, at least 30 times mid-save: the document is
+/// instants in a child process, at least 30 times mid-save (6 in a reduced
+/// run, ``TestSizes``): the document is
 /// the old version or the new one, whole; nothing beside it changes; the
 /// next save removes what the killed ones left.
 @Suite struct InterruptedSaveTests {
+    static let kills = TestSizes.pick(full: 30, reduced: 6)
+
     @Test func killedAtRandomInstantsTheDocumentIsOldOrNewWhole() async throws {
         let tally = try await onThreadOfItsOwn(Self.killSaves)
-        #expect(tally.killed >= 30, "\(tally)")
+        #expect(tally.killed >= Self.kills, "\(tally)")
     }
 
     static func killSaves() throws -> KillHarness.Tally {
@@ -27,7 +30,7 @@ import TestSupport
 
         var current = "B"
         var saving = "A"
-        return try KillHarness.killRepeatedly(target: document, kills: 30, maximumRuns: 240, duration: duration) {
+        return try KillHarness.killRepeatedly(target: document, kills: kills, maximumRuns: 240, duration: duration) {
             saving = current == "A" ? "B" : "A"
             return save(saving)
         } check: { run in

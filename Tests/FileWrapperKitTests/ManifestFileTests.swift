@@ -277,7 +277,7 @@ import TestSupport
 
     @Test func arbitraryDamageIsAnErrorNotACrash() throws {
         let originals = try ManifestFileFormat.allCases.map { try Self.smallManifest().encoded(as: $0) }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 280)
         for round in 0..<3000 {
             var bytes = [UInt8](originals[round % originals.count])
             for _ in 0..<Int.random(in: 1...4, using: &generator) where !bytes.isEmpty {

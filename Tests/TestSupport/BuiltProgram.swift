@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a run of a built program printed and how it ended.
-public struct CommandResult {
+public struct CommandResult: Sendable {
     public var status: Int32
     /// Whether the process exited (rather than dying of a signal).
     public var exited: Bool
@@ -29,47 +29,25 @@ public enum BuiltProgram {
     }
 
     /// Runs `name arguments...` in `directory` and waits for it, with
-    /// `environment` added to the test process's own.
+    /// `environment` added to the test process's own (``ChildProcess``).
     public static func run(
         _ name: String, _ arguments: [String], in directory: URL, environment: [String: String] = [:]
     ) throws -> CommandResult {
+        try ChildProcess.run(try path(of: name), arguments, in: directory, environment: environment.mapValues { Optional($0) })
+    }
+
+    /// ``run(_:_:in:environment:)``, waited for on a thread of its own.
+    public static func run(
+        _ name: String, _ arguments: [String], in directory: URL, environment: [String: String] = [:]
+    ) async throws -> CommandResult {
+        try await ChildProcess.run(try path(of: name), arguments, in: directory, environment: environment.mapValues { Optional($0) })
+    }
+
+    private static func path(of name: String) throws -> String {
         guard let executable = url(of: name) else {
             throw NotFound(description: "no \(name) beside the test bundle; looked in \(candidateDirectories.map(\.path))")
         }
-        // Output goes to files, not pipes: a full pipe cannot block the child.
-        let stdoutURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
-        let stderrURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: stdoutURL)
-            try? FileManager.default.removeItem(at: stderrURL)
-        }
-        let stdout = try FileHandle(forWritingTo: stdoutURL)
-        let stderr = try FileHandle(forWritingTo: stderrURL)
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        process.waitUntilExit()
-        try stdout.close()
-        try stderr.close()
-
-        let output = try Data(contentsOf: stdoutURL)
-        return CommandResult(
-            status: process.terminationStatus,
-            exited: process.terminationReason == .exit,
-            stdout: String(decoding: output, as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self),
-            stdoutBytes: Array(output))
+        return executable.path
     }
 
     /// The built program `name`: the first candidate directory that holds it.

@@ -155,15 +155,8 @@ public enum Disk {
     /// Runs a program and returns its exit status and standard error.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let errorPipe = Pipe()
-        process.standardError = errorPipe
-        try process.run()
-        let stderr = errorPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stderr, as: UTF8.self))
+        let result = try ChildProcess.run(executable, arguments)
+        return (result.status, result.stderr)
     }
 
     /// The directory holding the built products (the test bundle and `fwk-test-child`).

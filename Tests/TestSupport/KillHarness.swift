@@ -70,28 +70,20 @@ public enum KillHarness {
     /// SIGKILL that many seconds after its operation started, unless it
     /// ended before.
     ///
-    /// The child is spawned and waited for with `posix_spawn` and `waitpid`
-    /// rather than Foundation's `Process`, whose `waitUntilExit()` spins on
-    /// a run loop and starves the children of the tests that run beside.
-    /// Its standard error goes through a pipe read once it has ended: a
-    /// child writes one line of error at most.
+    /// The child is spawned and waited for by ``ChildProcess``. Its
+    /// standard output is a pipe on which it announces its start; its
+    /// standard error goes through a pipe read once it has ended: a child
+    /// writes one line of error at most.
     public static func run(_ arguments: [String], killingAfter delay: TimeInterval?) throws -> Run {
         let announcements = try pipe()
         let errors = try pipe()
         defer { close(announcements.read); close(errors.read) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, announcements.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
-        let argv = ([child.path] + arguments + ["--announce-start"]).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, child.path, &actions, nil, argv, environ)
+        let spawned = Result {
+            try ChildProcess.spawn(child.path, arguments + ["--announce-start"], standardOutput: announcements.write, standardError: errors.write)
+        }
         close(announcements.write)
         close(errors.write)
-        guard spawned == 0 else { throw Failure("cannot run \(child.path): \(String(cString: strerror(spawned)))") }
+        let pid = try spawned.get()
 
         // "started\n", or nothing if the child failed before its operation.
         var started = [UInt8](repeating: 0, count: 8)
@@ -103,11 +95,10 @@ public enum KillHarness {
         if let delay, announced, poll(&output, 1, CInt(delay * 1000)) == 0 {
             kill(pid, SIGKILL)
         }
-        var status: CInt = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        let (status, signal) = ChildProcess.wait(for: pid)
         let duration = Date().timeIntervalSince(start)
         return Run(
-            pid: pid, status: (status >> 8) & 0xFF, signal: status & 0x7F,
+            pid: pid, status: status, signal: signal,
             stderr: String(decoding: FileHandle(fileDescriptor: errors.read).readDataToEndOfFile(), as: UTF8.self),
             duration: duration)
     }
@@ -239,7 +230,8 @@ extension Disk {
     /// mix of two versions shows in names too), and one file that is the
     /// same in every version (so that incremental saves link it).
     public static func writeVersion(_ version: String, files: Int, size: Int, at url: URL) throws {
-        let letters = Data((0..<(1 << 16)).map { _ in UInt8.random(in: 0x61...0x7A) })
+        var generator = SplitMix64(seed: version.utf8.reduce(0) { $0 &* 131 &+ UInt64($1) })
+        let letters = Data(generator.bytes(1 << 16, in: 0x61...0x7A))
         for index in 0..<files {
             let folder = index % 3 == 0 ? "Only-\(version)" : "Shared"
             let start = index * 997 % (letters.count - size)
@@ -248,15 +240,5 @@ extension Disk {
         }
         try write(String(repeating: "same in every version ", count: size / 22), to: url.appendingPathComponent("unchanged.txt"))
         try write("{\"version\": \"\(version)\"}", to: url.appendingPathComponent("index.json"))
-    }
-}
-
-/// Runs `body` on a thread of its own and waits for it without holding one
-/// of Swift Concurrency's threads (there are as many as cores): for a test
-/// that blocks for seconds waiting on child processes, so that the tests
-/// beside it go on meanwhile.
-public func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A fresh directory for one test, removed when the test ends, so that
 /// tests run in parallel without sharing files.
@@ -14,17 +15,7 @@ public final class TemporaryDirectory {
     }
 
     deinit {
-        // `rm -rf` copes with any depth and with read-only directories.
-        let remover = Process()
-        remover.executableURL = URL(fileURLWithPath: "/bin/chmod")
-        remover.arguments = ["-R", "u+rwx", url.path]
-        try? remover.run()
-        remover.waitUntilExit()
-        let rm = Process()
-        rm.executableURL = URL(fileURLWithPath: "/bin/rm")
-        rm.arguments = ["-rf", url.path]
-        try? rm.run()
-        rm.waitUntilExit()
+        Self.removeTree(at: url.path)
     }
 
     public func appending(_ path: String) -> URL {

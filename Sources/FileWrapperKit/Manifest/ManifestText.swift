@@ -110,7 +110,7 @@ struct TextCursor {
 
     mutating func append(contentsOf bytes: some Collection<UInt8>) {
         let target = claim(bytes.count)
-        let copied = bytes.withContiguousStorageIfAvailable { bytes in
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { bytes in
             if let start = bytes.baseAddress { target.initialize(from: start, count: bytes.count) }
         }
         if copied == nil {

@@ -1,6 +1,7 @@
 import FileWrapperArchive
 import Foundation
 import Testing
+import TestSupport
 
 /// Helpers for the interop tests: running other programs, our own
 /// unpacking, trees to pack and how to compare them.
@@ -27,44 +28,15 @@ enum Interop {
 
     /// Runs `program`, found through `PATH`, in `directory` as a user would:
     /// in a UTF-8 locale and with umask 022, whatever the test runner's
-    /// locale and umask. Standard output and error go through files in
-    /// `scratch`, so that neither pipe can fill up and stall the program.
-    /// Throws ``ToolFailure`` unless the program exits with status 0.
+    /// locale and umask (``ChildProcess``). Throws ``ToolFailure`` unless
+    /// the program exits with status 0.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String], in directory: URL, scratch: URL) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "umask 022 && exec \"$0\" \"$@\"", program] + arguments
-        process.currentDirectoryURL = directory
-        var environment = ProcessInfo.processInfo.environment
-        environment["LC_ALL"] = "C.UTF-8"
-        process.environment = environment
-
-        let id = UUID().uuidString
-        let outURL = scratch.appendingPathComponent(".stdout-\(id)")
-        let errURL = scratch.appendingPathComponent(".stderr-\(id)")
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-
-        let output = Output(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
-        guard process.terminationReason == .exit, output.status == 0 else {
-            throw ToolFailure(command: [program] + arguments, output: output, killed: process.terminationReason == .uncaughtSignal)
+    static func run(_ program: String, _ arguments: [String], in directory: URL) throws -> Output {
+        let result = try ChildProcess.run(
+            "/bin/sh", ["-c", "umask 022 && exec \"$0\" \"$@\"", program] + arguments, in: directory, environment: ["LC_ALL": "C.UTF-8"])
+        let output = Output(status: result.status, stdout: result.stdout, stderr: result.stderr)
+        guard result.exited, output.status == 0 else {
+            throw ToolFailure(command: [program] + arguments, output: output, killed: !result.exited)
         }
         return output
     }

@@ -52,10 +52,10 @@ extension Interop {
         }
 
         /// Runs `program` in `directory` (the workspace by default); see
-        /// ``Interop/run(_:_:in:scratch:)``.
+        /// ``Interop/run(_:_:in:)``.
         @discardableResult
         func run(_ program: String, _ arguments: [String], in directory: URL? = nil) throws -> Output {
-            try Interop.run(program, arguments, in: directory ?? self.directory.url, scratch: self.directory.url)
+            try Interop.run(program, arguments, in: directory ?? self.directory.url)
         }
 
         /// The tree's top-level names, sorted by their bytes: what a tool is

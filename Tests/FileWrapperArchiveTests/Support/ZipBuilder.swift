@@ -54,7 +54,7 @@ struct ZipBuilder {
         let spec = scratch.appendingPathComponent("zip-spec-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: spec) }
         try JSONEncoder().encode(Spec(members: members, prefix: prefix, zip64End: zip64End)).write(to: spec)
-        let output = try Interop.run("python3", ["-c", Self.program, spec.path, url.path], in: scratch, scratch: scratch)
+        let output = try Interop.run("python3", ["-c", Self.program, spec.path, url.path], in: scratch)
         return try JSONDecoder().decode([String: Placement].self, from: Data(output.stdout.utf8))
     }
 

@@ -34,14 +34,11 @@ final class ZipEntry {
     /// Whether the CRC and the compressed size follow the data in a data
     /// descriptor, as they are not known when the local header is written.
     var hasDescriptor = false
+    /// Where its fields turn to zip64.
+    let thresholds: Zip64Thresholds
 
-    /// Past this size, an entry whose sizes are not known in its local
-    /// header gets zip64 sizes there and in its descriptor: its deflated
-    /// size might pass 4 GiB even when it is itself a little below.
-    static let zip64Threshold: UInt64 = 0xFF00_0000
-    private static let max32: UInt64 = 0xFFFF_FFFF
-
-    init(_ header: ArchiveEntryHeader, plain: Bool) {
+    init(_ header: ArchiveEntryHeader, plain: Bool, thresholds: Zip64Thresholds) {
+        self.thresholds = thresholds
         path = header.path
         isDirectory = header.kind == .directory
         name = Array(header.path.utf8) + (isDirectory ? [UInt8(ascii: "/")] : [])
@@ -59,10 +56,10 @@ final class ZipEntry {
     }
 
     /// zip64 sizes in the local header and the descriptor.
-    private var hasZip64Sizes: Bool { hasDescriptor && size >= Self.zip64Threshold }
+    private var hasZip64Sizes: Bool { hasDescriptor && size >= thresholds.descriptorSizes }
 
     private var needsZip64: Bool {
-        hasZip64Sizes || offset >= Self.max32 || compressedSize >= Self.max32 || size >= Self.max32
+        hasZip64Sizes || offset >= thresholds.bytes || compressedSize >= thresholds.bytes || size >= thresholds.bytes
     }
 
     /// 4.5 for zip64, 2.0 for deflate and directories, 1.0 otherwise.
@@ -113,7 +110,7 @@ final class ZipEntry {
         // this order, into the zip64 extra field.
         var large: [UInt64] = []
         func field(_ value: UInt64) -> UInt32 {
-            guard value >= Self.max32 else { return UInt32(value) }
+            guard value >= thresholds.bytes else { return UInt32(value) }
             large.append(value)
             return UInt32.max
         }
@@ -151,11 +148,12 @@ final class ZipEntry {
 
     /// The end of the central directory of `count` entries, `size` bytes at
     /// `offset`: with a zip64 end record and its locator first when a count
-    /// or a position does not fit the classic record.
-    static func endRecords(count: Int, offset: UInt64, size: UInt64) -> [UInt8] {
+    /// or a position does not fit the classic record (is at or past
+    /// `thresholds`), where it then reads 0xFFFF or 0xFFFFFFFF.
+    static func endRecords(count: Int, offset: UInt64, size: UInt64, thresholds: Zip64Thresholds) -> [UInt8] {
         var bytes = ZipBytes()
         let entries = UInt64(count)
-        if entries >= 0xFFFF || offset >= max32 || size >= max32 {
+        if entries >= thresholds.entries || offset >= thresholds.bytes || size >= thresholds.bytes {
             // The record's size after this field, made by and needed, disk numbers.
             bytes.u32(0x0606_4B50)
             bytes.u64(44)
@@ -167,10 +165,10 @@ final class ZipEntry {
             bytes.u64(offset + size)
             bytes.u32(1)
         }
-        let entries16 = UInt16(min(entries, 0xFFFF))
+        let entries16 = entries >= thresholds.entries ? UInt16.max : UInt16(entries)
         bytes.u32(0x0605_4B50)
         bytes.u16(0, 0, entries16, entries16)
-        bytes.u32(UInt32(min(size, max32)), UInt32(min(offset, max32)))
+        bytes.u32(size >= thresholds.bytes ? .max : UInt32(size), offset >= thresholds.bytes ? .max : UInt32(offset))
         bytes.u16(0)
         return bytes.bytes
     }

@@ -90,6 +90,8 @@ final class ZipWriter: ArchiveEntryWriter {
 
     /// Where the archive's bytes go.
     private let output: StagedSink
+    /// Where fields turn to zip64: ``Zip64Thresholds/current`` when the writer was made.
+    private let thresholds = Zip64Thresholds.current
     private var centralDirectory = CentralDirectory()
 
     /// A writer for `options`, passing the archive's bytes to `sink`, with
@@ -127,7 +129,7 @@ final class ZipWriter: ArchiveEntryWriter {
 
     func writeHeader(_ header: ArchiveEntryHeader, stored: Bool) throws {
         precondition(receiving == nil, "an entry's header came before the previous file's bytes all did")
-        let entry = ZipEntry(header, plain: stored)
+        let entry = ZipEntry(header, plain: stored, thresholds: thresholds)
         switch header.kind {
         case .directory:
             try addToBatch(entry, count: 0, work: .checksum)
@@ -184,7 +186,8 @@ final class ZipWriter: ArchiveEntryWriter {
         for block in centralDirectory.blocks {
             try block.withUnsafeBytes { try output.write($0, entry: nil) }
         }
-        let end = ZipEntry.endRecords(count: centralDirectory.count, offset: directoryOffset, size: centralDirectory.size)
+        let end = ZipEntry.endRecords(
+            count: centralDirectory.count, offset: directoryOffset, size: centralDirectory.size, thresholds: thresholds)
         try end.withUnsafeBytes { try output.write($0, entry: nil) }
         try output.flush(entry: nil)
     }
