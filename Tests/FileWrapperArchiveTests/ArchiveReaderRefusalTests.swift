@@ -2,6 +2,7 @@ import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Reading into memory refuses what cannot be a safe tree, naming the
 /// archive and the entry. The archives are made by Python's tarfile, a
@@ -25,16 +26,9 @@ import Testing
             sys.stdout.buffer.write(buffer.getvalue())
             """
         let json = String(decoding: try JSONSerialization.data(withJSONObject: members.map { [$0.0, $0.1, $0.2] }), as: UTF8.self)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, json]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
-        return data
+        let python = try ChildProcess.run("/usr/bin/env", ["python3", "-c", script, json])
+        try #require(python.status == 0, "\(python.stderr)")
+        return Data(python.stdoutBytes)
     }
 
     @Test(arguments: [

@@ -145,29 +145,15 @@ import FileWrapperKit
     /// without SOURCE_DATE_EPOCH.
     static func pack(_ source: URL, to archive: URL, timeZone: String, reproducible: Bool) throws {
         let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child").path
-        var environment = ProcessInfo.processInfo.environment
-        environment["TZ"] = timeZone
-        environment["SOURCE_DATE_EPOCH"] = nil
-        let result = try run(child, ["pack", "zip", source.path, archive.path] + (reproducible ? ["--reproducible"] : []), environment: environment)
+        let result = try run(child, ["pack", "zip", source.path, archive.path] + (reproducible ? ["--reproducible"] : []),
+                             environment: ["TZ": timeZone, "SOURCE_DATE_EPOCH": nil])
         try #require(result.status == 0, "fwk-test-child pack failed in \(timeZone): \(result.stderr)")
     }
 
     static func run(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+        _ executable: String, _ arguments: [String], environment: [String: String?] = [:]
     ) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Small outputs: reading one pipe to its end cannot block the other.
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        let result = try ChildProcess.run(executable, arguments, environment: environment)
+        return (result.status, result.stdout, result.stderr)
     }
 }

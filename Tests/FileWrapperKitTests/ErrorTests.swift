@@ -105,17 +105,15 @@ import TestSupport
     @Test func leftoversOfAKilledSaveAreRemovedByTheNextSave() throws {
         let directory = try TemporaryDirectory()
         let package = directory.appending("Doc.package")
-        let deadProcess = Process()
-        deadProcess.executableURL = URL(fileURLWithPath: "/bin/true")
-        try deadProcess.run()
-        deadProcess.waitUntilExit()
-        let leftover = directory.appending(".Doc.package.fwk-save-\(deadProcess.processIdentifier)-abc")
+        let deadProcess = try ChildProcess.spawn("/bin/true", [], standardOutput: STDERR_FILENO, standardError: STDERR_FILENO)
+        _ = ChildProcess.wait(for: deadProcess)
+        let leftover = directory.appending(".Doc.package.fwk-save-\(deadProcess)-abc")
         try Disk.write("half written", to: leftover.appendingPathComponent("Pages/x.txt"))
-        let unrelated = directory.appending(".Other.fwk-save-\(deadProcess.processIdentifier)-abc")
+        let unrelated = directory.appending(".Other.fwk-save-\(deadProcess)-abc")
         try Disk.write("not ours", to: unrelated)
 
         try FileWrapper(directoryWithFileWrappers: [:]).write(to: package, options: .atomic, originalContentsURL: nil)
 
-        #expect(try Disk.names(in: directory.url) == [".Other.fwk-save-\(deadProcess.processIdentifier)-abc", "Doc.package"])
+        #expect(try Disk.names(in: directory.url) == [".Other.fwk-save-\(deadProcess)-abc", "Doc.package"])
     }
 }

@@ -318,21 +318,10 @@ import TestSupport
         return try builder.finish()
     }
 
-    /// Runs a program in `directory` and returns its exit status and
-    /// output, collected in files beside the directory.
+    /// Runs a program in `directory` and returns its exit status and output (``ChildProcess``).
     static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> (status: Int32, stdout: String, stderr: String) {
-        let outputs = try TemporaryDirectory()
-        let output = outputs.appending("stdout"), errors = outputs.appending("stderr")
-        for file in [output, errors] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self), String(decoding: try Data(contentsOf: errors), as: UTF8.self))
+        let result = try ChildProcess.run(executable, arguments, in: directory)
+        return (result.status, result.stdout, result.stderr)
     }
 }
 

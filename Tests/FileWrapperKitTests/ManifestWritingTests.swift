@@ -96,13 +96,10 @@ import TestSupport
         let manifest = try Self.trickyManifest()
         let fifo = directory.appending("pipe")
         #expect(mkfifo(fifo.path, 0o600) == 0)
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
-        reader.arguments = ["-c", "cat pipe > received"]
-        reader.currentDirectoryURL = directory.url
-        try reader.run()
+        let reader = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "cat pipe > received"], in: directory.url, standardOutput: STDERR_FILENO, standardError: STDERR_FILENO)
         try manifest.write(as: .jsonLines, toFileAt: fifo.path)
-        reader.waitUntilExit()
+        _ = ChildProcess.wait(for: reader)
         var info = stat()
         #expect(lstat(fifo.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the pipe is still a pipe")
         #expect(try Data(contentsOf: directory.appending("received")) == manifest.encoded(as: .jsonLines))

@@ -31,16 +31,9 @@ import TestSupport
         #expect(try Disk.names(in: package.appendingPathComponent("Notes")) == ["1.txt", "2.txt"])
 
         #expect(try notes("export", "Trip.notes", "Trip.notesz") == "Saved a copy of Trip.notes as Trip.notesz.\n")
-        let unzip = Process()
-        unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-        unzip.arguments = ["-Z1", directory.appending("Trip.notesz").path]
-        let output = Pipe()
-        unzip.standardOutput = output
-        try unzip.run()
-        let listing = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        unzip.waitUntilExit()
-        #expect(unzip.terminationStatus == 0)
-        let entries = Set(listing.split(separator: "\n").map(String.init))
+        let unzip = try ChildProcess.run("/usr/bin/unzip", ["-Z1", directory.appending("Trip.notesz").path])
+        #expect(unzip.status == 0)
+        let entries = Set(unzip.stdoutLines.map(String.init))
         #expect(entries.isSuperset(of: ["index.json", "Notes/1.txt", "Notes/2.txt"]), "unzip lists \(entries)")
         // The zip container opens as notes too, and the package is as it was.
         #expect(try notes("list", "Trip.notesz") == "Trip: 2 notes\n1  Day 1\n2  Day 2\n")

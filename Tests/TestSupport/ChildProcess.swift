@@ -20,6 +20,7 @@ public enum ChildProcess {
     /// test's own when nil), with the test's environment changed by
     /// `environment` (a nil value unsets the variable), standard input
     /// from `/dev/null`, and waits for it.
+    @discardableResult
     public static func run(
         _ executable: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:]
     ) throws -> CommandResult {
@@ -39,6 +40,7 @@ public enum ChildProcess {
     }
 
     /// ``run(_:_:in:environment:)``, waited for on a thread of its own.
+    @discardableResult
     public static func run(
         _ executable: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:]
     ) async throws -> CommandResult {

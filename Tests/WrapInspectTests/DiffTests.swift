@@ -25,7 +25,7 @@ struct DiffTests {
         init(for test: String = #function) throws {
             journal = try SampleJournal(for: test)
             setTimes(below: journal.url)
-            try run("/bin/cp", ["-a", journal.url.path, edited.path])
+            try ChildProcess.run("/bin/cp", ["-a", journal.url.path, edited.path])
             try edit()
         }
 
@@ -256,27 +256,10 @@ struct DiffTests {
     static func onTerminal(_ sample: EditedSample, environment: [String: String], color: String = "auto") throws -> String {
         let executable = try #require(WrapInspectProcess.executableURL)
         let command = "\(executable.path) diff --color \(color) Travel.journal Edited.journal"
-        var variables = ProcessInfo.processInfo.environment.filter { $0.key != "NO_COLOR" }
-        variables["TERM"] = "xterm"
-        variables.merge(environment) { $1 }
+        var variables: [String: String?] = ["NO_COLOR": nil, "TERM": "xterm"]
+        variables.merge(environment.mapValues { $0 }) { $1 }
         let output = sample.directory.appendingPathComponent(".terminal-\(UUID().uuidString)")
-        try run("/usr/bin/script", ["-q", "-e", "-c", command, output.path], in: sample.directory, environment: variables)
+        try ChildProcess.run("/usr/bin/script", ["-q", "-e", "-c", command, output.path], in: sample.directory, environment: variables)
         return String(decoding: try Data(contentsOf: output), as: UTF8.self)
     }
-}
-
-/// Runs a program to its end, standard output and error discarded.
-@discardableResult
-private func run(_ executable: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
-    if let environment { process.environment = environment }
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
 }
