@@ -56,11 +56,14 @@ extension TemporaryDirectory {
         }
         var entries: [(name: [CChar], type: UInt8)] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.bindMemory(to: CChar.self).prefix { $0 != 0 }) + [0]
-            }
+            // Through offsets, not `entry.pointee`: the record is only as
+            // long as its name, shorter than `dirent` near a buffer's end.
+            let record = UnsafeRawPointer(entry)
+            let type = record.load(fromByteOffset: MemoryLayout<dirent>.offset(of: \dirent.d_type)!, as: UInt8.self)
+            let start = record.advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
+            let name = Array(UnsafeBufferPointer(start: start, count: strlen(start) + 1))
             if name == [46, 0] || name == [46, 46, 0] { continue }  // "." and ".."
-            entries.append((name, entry.pointee.d_type))
+            entries.append((name, type))
         }
         closedir(stream)
         var subdirectories: [[CChar]] = []
