@@ -7,9 +7,10 @@ import TestSupport
 /// save makes the save fail with an error that names the file, and the
 /// other process's version survives; a forced save replaces it.
 @Suite struct ConflictTests {
-    /// Runs a shell command as another process would.
-    static func otherProcess(_ command: String) throws {
-        let result = try Disk.run("/bin/sh", ["-c", command])
+    /// Runs a shell command as another process would, waiting for it
+    /// without holding a thread of the cooperative pool (``ChildProcess``).
+    static func otherProcess(_ command: String) async throws {
+        let result = try await ChildProcess.run("/bin/sh", ["-c", command])
         try #require(result.status == 0, "\(command): \(result.stderr)")
     }
 
@@ -20,7 +21,7 @@ import TestSupport
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
         await controller.update { $0.text = "my edit" }
 
-        try Self.otherProcess("printf 'theirs' > '\(url.path)'")
+        try await Self.otherProcess("printf 'theirs' > '\(url.path)'")
         let error = try await #require(throws: DocumentError.self) { try await controller.save() }
         #expect(error.code == .changedOnDisk)
         #expect(error.description.hasPrefix("\"\(url.path)\": changed on disk since it was opened or last saved"))
@@ -38,7 +39,7 @@ import TestSupport
         try Disk.write("aaaa", to: url)
         Disk.setModificationTime(url, seconds: 1_700_000_000, nanoseconds: 0)
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
-        try Self.otherProcess("printf 'bbbb' > '\(url.path).new' && touch -d @1700000000 '\(url.path).new' && mv '\(url.path).new' '\(url.path)'")
+        try await Self.otherProcess("printf 'bbbb' > '\(url.path).new' && touch -d @1700000000 '\(url.path).new' && mv '\(url.path).new' '\(url.path)'")
         await controller.update { $0.text = "mine" }
         await #expect(throws: DocumentError.self) { try await controller.save() }
         #expect(try Disk.text(url) == "bbbb")
@@ -52,7 +53,7 @@ import TestSupport
         let controller = try await DocumentController<NotesDocument>(contentsOf: package)
         await controller.update { $0.setNote("note-0", "mine") }
 
-        try Self.otherProcess("printf ' appended' >> '\(package.path)/Notes/note-2.txt'")
+        try await Self.otherProcess("printf ' appended' >> '\(package.path)/Notes/note-2.txt'")
         let error = try await #require(throws: DocumentError.self) { try await controller.save() }
         #expect(error.code == .changedOnDisk && error.path == package.path)
         #expect(try Disk.text(package.appendingPathComponent("Notes/note-2.txt")).hasSuffix(" appended"))
@@ -63,7 +64,7 @@ import TestSupport
         await controller.update { $0.setNote("note-0", "mine") }
         try await controller.save()
 
-        try Self.otherProcess("touch '\(package.path)/Notes/stray.txt'")
+        try await Self.otherProcess("touch '\(package.path)/Notes/stray.txt'")
         await controller.update { $0.setNote("note-1", "again") }
         await #expect(throws: DocumentError.self) { try await controller.save() }
         try await controller.save(force: true)
@@ -79,7 +80,7 @@ import TestSupport
         try await DocumentController(newDocument: DocumentFixtures.notes(6)).save(to: other)
         let controller = try await DocumentController<NotesDocument>(contentsOf: archive)
 
-        try Self.otherProcess("cp '\(other.path)' '\(archive.path)'")
+        try await Self.otherProcess("cp '\(other.path)' '\(archive.path)'")
         await controller.update { $0.setNote("note-0", "mine") }
         await #expect(throws: DocumentError.self) { try await controller.save() }
         let survivor = try await DocumentController<NotesDocument>(contentsOf: archive)

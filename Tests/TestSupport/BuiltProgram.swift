@@ -36,13 +36,6 @@ public enum BuiltProgram {
         try ChildProcess.run(try path(of: name), arguments, in: directory, environment: environment.mapValues { Optional($0) })
     }
 
-    /// ``run(_:_:in:environment:)``, waited for on a thread of its own.
-    public static func run(
-        _ name: String, _ arguments: [String], in directory: URL, environment: [String: String] = [:]
-    ) async throws -> CommandResult {
-        try await ChildProcess.run(try path(of: name), arguments, in: directory, environment: environment.mapValues { Optional($0) })
-    }
-
     private static func path(of name: String) throws -> String {
         guard let executable = url(of: name) else {
             throw NotFound(description: "no \(name) beside the test bundle; looked in \(candidateDirectories.map(\.path))")
