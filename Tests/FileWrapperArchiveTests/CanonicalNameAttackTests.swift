@@ -77,7 +77,7 @@ import TestSupport
             """
         let json = try JSONSerialization.data(withJSONObject: members.map { [$0.name, $0.kind, $0.content, $0.mode] as [Any] })
         let result = try Interop.run("python3", ["-c", script, String(decoding: json, as: UTF8.self), url.path],
-                                     in: url.deletingLastPathComponent(), scratch: url.deletingLastPathComponent())
+                                     in: url.deletingLastPathComponent())
         try #require(result.status == 0, "\(result.stderr)")
     }
 

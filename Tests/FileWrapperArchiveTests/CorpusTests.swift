@@ -70,6 +70,11 @@ import TestSupport
         "libarchive/test_read_format_xar_doublelink.xar",
     ]
 
+    /// How long bsdtar spins on each of those before it is killed: the time
+    /// limit at full size, 5 s in a reduced run (``TestSizes``), where its
+    /// outcome (killed, so no listing to compare) is the same.
+    static let bsdtarSpinLimit = TestSizes.pick(full: timeLimit, reduced: 5)
+
     /// The files that bsdtar spins on or runs out of memory on (libarchive
     /// 3.6.2 with every format, detecting compression itself), with how our
     /// defaults (``ArchiveReadFormats``) make unpack refuse each at once.
@@ -90,20 +95,23 @@ import TestSupport
         var seconds: Double
     }
 
-    /// Runs `arguments` under `timeout` and `prlimit` with the limits above
-    /// (``ChildProcess``). Our programs under a sanitizer get its limits
-    /// instead; `bsdtar`, which no sanitizer slows, keeps the plain ones.
-    static func run(_ arguments: [String], environment: [String: String] = [:], sanitized: Bool = true) throws -> Outcome {
+    /// Runs `arguments` under `timeout` and `prlimit` with the limits above,
+    /// or `seconds` (``ChildProcess``). Our programs under a sanitizer get
+    /// its limits instead; `bsdtar`, which no sanitizer slows, keeps the
+    /// plain ones.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], sanitized: Bool = true, seconds: Int = timeLimit
+    ) throws -> Outcome {
         var environment = environment
         let limits: [String]
         if let sanitizer, sanitized {
             // No address-space limit under a sanitizer: the sanitizer's own
             // allocator refuses any one allocation over the same size instead.
-            limits = [String(timeLimit * 5)]
+            limits = [String(seconds * 5)]
             environment[sanitizer == "address" ? "ASAN_OPTIONS" : "TSAN_OPTIONS"] =
                 "max_allocation_size_mb=\(memoryLimit >> 20):allocator_may_return_null=1"
         } else {
-            limits = [String(timeLimit), "/usr/bin/prlimit", "--as=\(memoryLimit)", "--"]
+            limits = [String(seconds), "/usr/bin/prlimit", "--as=\(memoryLimit)", "--"]
         }
         let started = Date()
         let result = try ChildProcess.run("/usr/bin/timeout", ["-s", "KILL"] + limits + arguments, environment: environment)
@@ -214,7 +222,8 @@ import TestSupport
                         let left = try FileManager.default.contentsOfDirectory(atPath: area.path)
                         try FileManager.default.removeItem(at: area)
                         let bsdtar = try run(["/usr/bin/nice", "-n", "10", "/usr/bin/bsdtar", "-tf", path],
-                                             environment: ["LC_ALL": "C.UTF-8"], sanitized: false)
+                                             environment: ["LC_ALL": "C.UTF-8"], sanitized: false,
+                                             seconds: bsdtarSpins.contains(files[index]) ? bsdtarSpinLimit : timeLimit)
                         let likeBsdtar = bsdtar.status == 0
                             ? try run([wrapinspect, "dump", "--stored", "--all-formats", "--json", path]) : nil
                         let result = Result(file: files[index], ours: ours, unpack: unpack, leftInUnpackArea: left,
