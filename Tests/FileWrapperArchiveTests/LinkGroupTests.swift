@@ -108,7 +108,7 @@ import TestSupport
                 try #require(Glibc.link(source.appendingPathComponent(target).path, source.appendingPathComponent(link).path) == 0)
             }
             archive = directory.appending("archive")
-            try Interop.run("sh", ["-c", writer.command, LinkGroupTests.pythonLinksWithData, archive.path], in: source, scratch: directory.url)
+            try Interop.run("sh", ["-c", writer.command, LinkGroupTests.pythonLinksWithData, archive.path], in: source)
             extracted = try LinkGroupTests.extractWithBsdtar(archive, in: directory)
             let tree = try DiskTree(extracted)
             files = tree.entries.compactMapValues(\.contents)
@@ -124,7 +124,7 @@ import TestSupport
     static func extractWithBsdtar(_ archive: URL, in directory: TemporaryDirectory) throws -> URL {
         let extracted = directory.appending("bsdtar")
         try FileManager.default.createDirectory(at: extracted, withIntermediateDirectories: false)
-        try Interop.run("bsdtar", ["-xf", archive.path], in: extracted, scratch: directory.url)
+        try Interop.run("bsdtar", ["-xf", archive.path], in: extracted)
         return extracted
     }
 
@@ -233,7 +233,7 @@ import TestSupport
                 tar.addfile(link, io.BytesIO(data))
             """
         try Interop.run("python3", ["-c", program, archive.path, plain ? "w" : "w:gz", directory.appending("data").path],
-                        in: directory.url, scratch: directory.url)
+                        in: directory.url)
         return archive
     }
 
@@ -280,7 +280,7 @@ import TestSupport
                 tar.addfile(link, io.BytesIO(b'replaced'))
                 \(later)
             """
-        try Interop.run("python3", ["-c", program, archive.path], in: directory.url, scratch: directory.url)
+        try Interop.run("python3", ["-c", program, archive.path], in: directory.url)
 
         let destination = directory.appending("out")
         let unpacking = #expect(throws: ArchiveError.self) { try ArchiveUnpacker.unpack(archiveAt: archive, to: destination) }
@@ -332,7 +332,7 @@ import TestSupport
             add(tarfile.TarInfo('z'), b'last')
             tar.close()
             """
-        try Interop.run("python3", ["-c", program, archive.path, script], in: directory.url, scratch: directory.url)
+        try Interop.run("python3", ["-c", program, archive.path, script], in: directory.url)
 
         let reader = try #require(PlainTarReader.opening(archive, formats: .standard))
         if read {

@@ -36,7 +36,7 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let source = try Self.makeSource(in: directory)
         let script = try #require(Self.tools.first { $0.name == tool }).script
-        let made = try Interop.run("/bin/sh", ["-c", script], in: directory.url, scratch: directory.url)
+        let made = try Interop.run("/bin/sh", ["-c", script], in: directory.url)
         try #require(made.status == 0, "\(made.stderr)")
         let archive = try #require(try Disk.names(in: directory.url).first { $0.hasPrefix("archive.") })
 
