@@ -32,7 +32,7 @@ import TestSupport
 
     /// Runs a Python program with the given arguments in `directory`.
     static func python(_ script: String, _ arguments: [String], in directory: TemporaryDirectory) throws {
-        try Interop.run("python3", ["-c", script] + arguments, in: directory.url, scratch: directory.url)
+        try Interop.run("python3", ["-c", script] + arguments, in: directory.url)
     }
 
     /// `ARCHIVE`: a zip of `first.txt`, `hello.txt` and `last.txt`, deflated.
@@ -258,7 +258,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: directory.appending("tree"), withIntermediateDirectories: false)
         try Disk.write("caf\u{E9}", to: directory.appending("tree/caf\u{E9}.txt"))
         try Disk.write("last", to: directory.appending("tree/last.txt"))
-        try Interop.run("zip", ["-q", "-X", "../info-zip.zip", "caf\u{E9}.txt", "last.txt"], in: directory.appending("tree"), scratch: directory.url)
+        try Interop.run("zip", ["-q", "-X", "../info-zip.zip", "caf\u{E9}.txt", "last.txt"], in: directory.appending("tree"))
         let script = """
             import struct, sys, zipfile, zlib
             with zipfile.ZipFile(sys.argv[1], "w") as z:

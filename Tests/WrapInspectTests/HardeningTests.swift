@@ -142,8 +142,9 @@ import TestSupport
         for attempt in 0..<5 {
             try FileManager.default.createDirectory(at: big.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Self.write(Self.noise(size, seed: UInt64(attempt)), to: big)
+            let executable = try #require(WrapInspectProcess.executableURL)
             let process = Process()
-            process.executableURL = try #require(WrapInspectProcess.executableURL)
+            process.executableURL = executable
             process.arguments = ["pack", "src", "out.tar.gz"]
             process.currentDirectoryURL = directory.url
             let errors = directory.appending("stderr-\(attempt)")
@@ -193,7 +194,8 @@ import TestSupport
             try #require(mkfifo(fifo.path, 0o600) == 0)
             feed = open(fifo.path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
             try #require(feed >= 0)
-            process.executableURL = try #require(WrapInspectProcess.executableURL)
+            let executable = try #require(WrapInspectProcess.executableURL)
+            process.executableURL = executable
             process.arguments = ["unpack", "--force", fifo.lastPathComponent, destination]
             process.currentDirectoryURL = directory
             process.standardError = FileHandle.nullDevice
