@@ -49,6 +49,14 @@ import TestSupport
         Member(name: kelvin + "/v", kind: "symlink", content: "../esc/victim"),
     ]
 
+    /// A link that climbs out of a name that does not exist yet (`s/s/..`),
+    /// then a symlink made at that name: it would move where the first leads,
+    /// out of the tree (found by fuzz-unpack).
+    static let laterLinkRedirects: [Member] = [
+        Member(name: "a", kind: "symlink", content: "s/s/../cafe\u{301}"),
+        Member(name: "s", kind: "symlink", content: "."),
+    ]
+
     /// Writes `members` with Python to `url`, a `.tar` (pax) or a `.zip`.
     static func write(_ members: [Member], to url: URL) throws {
         let script = """
@@ -83,22 +91,14 @@ import TestSupport
 
     /// Where the kernel takes `path`, following every symlink in it, and
     /// lexically past the first name that does not exist (`readlink -m`).
-    static func resolved(_ path: String) -> String {
-        var missing: [String] = []
-        var existing = path
-        while true {
-            if let real = realpath(existing, nil) {
-                defer { free(real) }
-                return ([String(cString: real)] + missing.reversed()).joined(separator: "/")
-            }
-            missing.append((existing as NSString).lastPathComponent)
-            existing = (existing as NSString).deletingLastPathComponent
-        }
+    static func resolved(_ path: String) throws -> String {
+        let result = try ChildProcess.run("/usr/bin/readlink", ["-m", path])
+        return result.stdout.trimmingCharacters(in: .newlines)
     }
 
     /// The symlinks below `root` that lead out of it.
     static func linksLeadingOut(of root: URL) throws -> [String] {
-        let top = resolved(root.path)
+        let top = try resolved(root.path)
         var leading: [String] = []
         var pending = [root.path]
         while let directory = pending.popLast() {
@@ -108,7 +108,7 @@ import TestSupport
                 switch info[.type] as? FileAttributeType {
                 case .typeDirectory?: pending.append(path)
                 case .typeSymbolicLink?:
-                    let target = resolved(path)
+                    let target = try resolved(path)
                     if target != top, !target.hasPrefix(top + "/") { leading.append(path) }
                 default: break
                 }
@@ -129,6 +129,19 @@ import TestSupport
             #expect(try Self.linksLeadingOut(of: destination) == [])
             #expect(try Disk.names(in: destination).count == 3, "K, \\u{212A} and esc are three names")
         }
+    }
+
+    @Test(arguments: ["tar", "zip"])
+    func aLaterSymlinkCannotRedirectAnEarlierOneOut(format: String) throws {
+        let directory = try TemporaryDirectory()
+        let archive = directory.appending("redirect.\(format)")
+        try Self.write(Self.laterLinkRedirects, to: archive)
+        let error = try #require(throws: ArchiveError.self) {
+            try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("out"))
+        }
+        #expect(error.code == .unsafePath)
+        #expect(error.entry == "s")
+        #expect(try Disk.names(in: directory.url) == ["redirect.\(format)"])
     }
 
     @Test(arguments: ["tar", "zip"])

@@ -143,8 +143,10 @@ final class UnpackedTree {
     func addSymlink(_ name: EntryName, in chain: [Node], target: [UInt8]) throws(Conflict) {
         let parent = chain[chain.count - 1]
         switch parent.children[name]?.kind {
-        case nil, .absent(climbed: false): break
-        case .absent(climbed: true): throw .redirectsEarlierLink
+        case nil: break
+        // An earlier link's target went through here and climbed out with
+        // `..` here or below; a symlink here would move where it leads.
+        case .absent: throw .redirectsEarlierLink
         case .directory: throw .fileAndDirectory
         case .file, .symlink: throw .duplicate
         }
