@@ -25,6 +25,11 @@ let package = Package(
         // called directly where we compress on several cores.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // liblzma from the system (Debian: liblzma-dev), which decodes xz,
+        // lzma and lzip streams within a memory limit, and reads the filter
+        // headers of xz blocks and the properties of LZMA streams that
+        // libarchive decodes itself without a limit.
+        .systemLibrary(name: "CLZMA", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         // Linux calls that Swift's Glibc module does not export
         // (renameat2, copy_file_range, syncfs, the *xattr family).
         .target(name: "CFileSystem"),
@@ -41,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "FileWrapperArchive",
-            dependencies: ["CArchive", "CZstd", "CZlib", "FileWrapperKit"]
+            dependencies: ["CArchive", "CZstd", "CZlib", "CLZMA", "FileWrapperKit"]
         ),
         .target(
             name: "FileWrapperDocument",

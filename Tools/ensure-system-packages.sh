@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (libarchive-dev, libzstd-dev,
-# zlib1g-dev, pkg-config) when they are missing: apt-get as root, sudo otherwise.
+# zlib1g-dev, liblzma-dev, pkg-config) when they are missing: apt-get as
+# root, sudo otherwise.
 #
 # With --test, also the programs the interop tests run against our archives:
-# bsdtar (libarchive-tools), zip, unzip, python3, GNU cpio, and the compressors GNU tar
-# calls (bzip2, xz-utils, zstd, lz4). GNU tar and gzip are always there.
+# bsdtar (libarchive-tools), zip, unzip, python3, GNU cpio, the compressors
+# GNU tar calls (bzip2, xz-utils, zstd, lz4), and 7z (p7zip-full), which
+# writes the 7z archives of the memory-budget tests. GNU tar and gzip are
+# always there.
 # Also tzdata, for the test that packs under TZ=Asia/Tokyo, and strace, for
 # the test that counts the system calls of an unpack.
 set -euo pipefail
@@ -18,11 +21,11 @@ esac
 
 # Each test tool as command:package.
 test_tools=(bsdtar:libarchive-tools zip:zip unzip:unzip python3:python3
-            bzip2:bzip2 xz:xz-utils zstd:zstd lz4:lz4 strace:strace cpio:cpio)
+            bzip2:bzip2 xz:xz-utils zstd:zstd lz4:lz4 strace:strace cpio:cpio 7z:p7zip-full)
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-for library in libarchive:libarchive-dev libzstd:libzstd-dev zlib:zlib1g-dev; do
+for library in libarchive:libarchive-dev libzstd:libzstd-dev zlib:zlib1g-dev liblzma:liblzma-dev; do
     pkg-config --exists "${library%%:*}" 2>/dev/null || missing+=("${library#*:}")
 done
 if $with_test_tools; then

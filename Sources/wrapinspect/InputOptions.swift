@@ -15,12 +15,18 @@ struct InputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("At most this many bytes of contents in an archive (default 4294967296, 4 GiB).", valueName: "bytes"))
     var maxBytes: Int64?
 
+    @Option(help: ArgumentHelp("At most this many bytes of memory for what an archive declares: a decoder's dictionary or window, a 7z header, a cpio name (default 268435456, 256 MiB).", valueName: "bytes"))
+    var maxMemory: Int64?
+
     func validate() throws {
         if let maxEntries, maxEntries <= 0 {
             throw ValidationError("--max-entries must be more than 0.")
         }
         if let maxBytes, maxBytes <= 0 {
             throw ValidationError("--max-bytes must be more than 0.")
+        }
+        if let maxMemory, maxMemory <= 0 {
+            throw ValidationError("--max-memory must be more than 0.")
         }
     }
 
@@ -31,6 +37,7 @@ struct InputOptions: ParsableArguments {
         var limits = ArchiveReadLimits.unpacking
         maxEntries.map { limits.maxEntries = $0 }
         maxBytes.map { limits.maxBytes = $0 }
+        maxMemory.map { limits.maxMemory = $0 }
         return limits
     }
 

@@ -65,6 +65,7 @@ struct Unpack: ParsableCommand {
         case .maxNameLength: "--max-name-length"
         case .maxDepth: "--max-depth"
         case .maxLinkLength: "--max-link-length"
+        case .maxMemory: "--max-memory"
         }
     }
 

@@ -6,9 +6,10 @@ import CArchive
 /// ``standard``, the default, reads tar (ustar, pax, GNU, Solaris, star),
 /// cpio, zip and 7z, and an empty file as an empty archive, inside one
 /// compression stream recognised by its first bytes: gzip, bzip2, xz,
-/// lzma, zstd, lz4, compress (`.Z`) or lzip (libarchive may find the same
-/// compression again inside, gzip excepted, never another). That is what a document
-/// library needs, and it reads each of the 488 archives of the interop
+/// lzma, zstd, lz4, compress (`.Z`) or lzip (libarchive may find bzip2,
+/// lz4 or compress again inside the same one, never another), decoded
+/// within ``ArchiveReadLimits/maxMemory`` (``DeclaredSizes``). That is what
+/// a document library needs, and it reads each of the 488 archives of the interop
 /// corpus (`CorpusTests`) to its end or refuses it, in under 0.2 seconds
 /// and 5 MB above the process's own memory.
 ///
@@ -32,7 +33,10 @@ import CArchive
 ///
 /// Each can be added (`[.standard, .iso9660]`); ``all`` is everything
 /// libarchive reads, detected from the bytes by libarchive as bsdtar does,
-/// for input that is trusted or read in a process with its own limits.
+/// for input that is trusted or read in a process with its own limits
+/// (only an xz, lzma, lzip or zstd stream around the whole input is then
+/// decoded within the memory limit, and the declared sizes of what
+/// libarchive decodes itself are not checked).
 /// When the enabled formats find nothing and a left-out one would, the
 /// error names it and the option that adds it.
 public struct ArchiveReadFormats: OptionSet, Sendable, Hashable {
@@ -121,44 +125,72 @@ extension ArchiveReadFormats {
         ("lrzip", Array("LRZI".utf8)),
     ]
 
-    /// The compressions recognised by their first bytes, as libarchive's
-    /// bidders check them (`archive_read_support_filter_*.c`), strongest
-    /// first, each with how it is added to a reader.
-    ///
-    /// gzip is appended, which turns libarchive's filter detection off:
-    /// when detecting, libarchive stacks filters up to 25 deep, and its
-    /// gzip bidder reads ahead to the end of an embedded file name, so a
-    /// 293-byte gzip that inflates to a bigger gzip, layer after layer, made
-    /// it copy ever larger buffers (130 MB more every second). The others are
-    /// registered alone: libarchive may stack the same compression again,
-    /// but their bidders look at 14 bytes at most, so 26 levels cost 7 MB.
-    /// (3.6.2's `archive_read_append_filter` crashes on compress and
-    /// refuses lz4 and zstd.)
-    private static let compressions: [(matches: @Sendable ([UInt8]) -> Bool, add: @Sendable (OpaquePointer) -> CInt)] = [
-        ({ $0.starts(with: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) }, archive_read_support_filter_xz),
-        ({ head in
-            head.count >= 10 && head.starts(with: Array("BZh".utf8)) && (0x31...0x39).contains(head[3])
-                && ([[0x31, 0x41, 0x59, 0x26, 0x53, 0x59], [0x17, 0x72, 0x45, 0x38, 0x50, 0x90]] as [[UInt8]]).contains(Array(head[4..<10]))
-        }, archive_read_support_filter_bzip2),
-        ({ $0.count >= 4 && $0.starts(with: [0x1F, 0x8B, 0x08]) && $0[3] & 0xE0 == 0 }, { archive_read_append_filter($0, ARCHIVE_FILTER_GZIP) }),
-        ({ head in
-            // A frame, or a skippable frame (which lz4 shares, and libarchive gives to zstd).
-            guard let magic = littleEndian32(head, at: 0) else { return false }
-            return magic == 0xFD2F_B528 || magic & 0xFFFF_FFF0 == 0x184D_2A50
-        }, archive_read_support_filter_zstd),
-        ({ head in
-            guard let magic = littleEndian32(head, at: 0) else { return false }
-            if magic == 0x184C_2102 { return true }  // the legacy frame
-            // A frame: version 01, reserved bits 0, blocks of 64 KiB or more.
-            return magic == 0x184D_2204 && head.count >= 7 && head[4] >> 6 == 1 && head[4] & 0x02 == 0
-                && (head[5] & 0x70) >> 4 >= 4 && head[5] & ~0x70 == 0
-        }, archive_read_support_filter_lz4),
-        ({ head in
-            head.count >= 6 && head.starts(with: Array("LZIP".utf8)) && head[4] <= 1 && (12...27).contains(head[5] & 0x1F)
-        }, archive_read_support_filter_lzip),
-        ({ $0.count >= 3 && $0.starts(with: [0x1F, 0x9D]) && $0[2] & 0x60 == 0 }, archive_read_support_filter_compress),
-        (isLZMAAlone, archive_read_support_filter_lzma),
-    ]
+    /// A compression recognised by its first bytes, as libarchive's bidders
+    /// check them (`archive_read_support_filter_*.c`); the cases run from
+    /// the strongest bid to the weakest. ``DeclaredSizes`` decodes xz, lzma,
+    /// lzip and zstd itself, within the memory limit, and has libarchive
+    /// decode the others (``addFilter(to:)``).
+    enum Compression: CaseIterable {
+        case xz, bzip2, gzip, zstd, lz4, lzip, compress, lzma
+
+        /// Whether `head`, an input's first bytes, starts a stream of it.
+        func matches(_ head: [UInt8]) -> Bool {
+            switch self {
+            case .xz:
+                return head.starts(with: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00])
+            case .bzip2:
+                return head.count >= 10 && head.starts(with: Array("BZh".utf8)) && (0x31...0x39).contains(head[3])
+                    && ([[0x31, 0x41, 0x59, 0x26, 0x53, 0x59], [0x17, 0x72, 0x45, 0x38, 0x50, 0x90]] as [[UInt8]]).contains(Array(head[4..<10]))
+            case .gzip:
+                return head.count >= 4 && head.starts(with: [0x1F, 0x8B, 0x08]) && head[3] & 0xE0 == 0
+            case .zstd:
+                // A frame, or a skippable frame (which lz4 shares, and libarchive gives to zstd).
+                guard let magic = ArchiveReadFormats.littleEndian32(head, at: 0) else { return false }
+                return magic == 0xFD2F_B528 || magic & 0xFFFF_FFF0 == 0x184D_2A50
+            case .lz4:
+                guard let magic = ArchiveReadFormats.littleEndian32(head, at: 0) else { return false }
+                if magic == 0x184C_2102 { return true }  // the legacy frame
+                // A frame: version 01, reserved bits 0, blocks of 64 KiB or more.
+                return magic == 0x184D_2204 && head.count >= 7 && head[4] >> 6 == 1 && head[4] & 0x02 == 0
+                    && (head[5] & 0x70) >> 4 >= 4 && head[5] & ~0x70 == 0
+            case .lzip:
+                return head.count >= 6 && head.starts(with: Array("LZIP".utf8)) && head[4] <= 1 && (12...27).contains(head[5] & 0x1F)
+            case .compress:
+                return head.count >= 3 && head.starts(with: [0x1F, 0x9D]) && head[2] & 0x60 == 0
+            case .lzma:
+                return ArchiveReadFormats.isLZMAAlone(head)
+            }
+        }
+
+        /// Adds libarchive's filter for it to the reader `archive`.
+        ///
+        /// gzip is appended, which turns libarchive's filter detection off:
+        /// when detecting, libarchive stacks filters up to 25 deep, and its
+        /// gzip bidder reads ahead to the end of an embedded file name, so a
+        /// 293-byte gzip that inflates to a bigger gzip, layer after layer,
+        /// made it copy ever larger buffers (130 MB more every second). The
+        /// others are registered alone: libarchive may stack the same
+        /// compression again, but their bidders look at 14 bytes at most, so
+        /// 26 levels cost 7 MB. (3.6.2's `archive_read_append_filter`
+        /// crashes on compress and refuses lz4 and zstd.)
+        func addFilter(to archive: OpaquePointer) -> CInt {
+            switch self {
+            case .xz: archive_read_support_filter_xz(archive)
+            case .bzip2: archive_read_support_filter_bzip2(archive)
+            case .gzip: archive_read_append_filter(archive, ARCHIVE_FILTER_GZIP)
+            case .zstd: archive_read_support_filter_zstd(archive)
+            case .lz4: archive_read_support_filter_lz4(archive)
+            case .lzip: archive_read_support_filter_lzip(archive)
+            case .compress: archive_read_support_filter_compress(archive)
+            case .lzma: archive_read_support_filter_lzma(archive)
+            }
+        }
+
+        /// The compression `head` starts, the strongest bid first.
+        static func starting(_ head: [UInt8]) -> Compression? {
+            allCases.first { $0.matches(head) }
+        }
+    }
 
     /// libarchive's test for the headerless `.lzma` format: a properties
     /// byte and a dictionary size that an lzma tool writes.
@@ -184,20 +216,24 @@ extension ArchiveReadFormats {
     /// `head` (its first ``headLength`` bytes) as it is, without a filter
     /// for a compression.
     func readsUnfiltered(_ head: [UInt8]) -> Bool {
-        !contains(.libarchiveFilterDetection) && !Self.compressions.contains { $0.matches(head) }
+        !contains(.libarchiveFilterDetection) && Compression.starting(head) == nil
     }
 
-    /// Registers the formats, and the filter for `head` (the input's first
-    /// ``headLength`` bytes): the compression it starts with, alone; or,
-    /// with ``libarchiveFilterDetection``, all of libarchive's filters.
-    func configure(_ archive: OpaquePointer, head: [UInt8]) -> CInt {
+    /// Registers the formats, with ``libarchiveFilterDetection`` all of
+    /// libarchive's filters too; a compression recognised by its first bytes
+    /// is decoded before libarchive reads (``DeclaredSizes``). 7z only over
+    /// an input that can `seekable`: libarchive reads a 7z by seeking to its
+    /// header at the end, and over a stream would at most parse a header
+    /// it then could not use.
+    func configure(_ archive: OpaquePointer, seekable: Bool) -> CInt {
         for registration in Self.registrations where contains(registration.format) {
+            guard seekable || registration.format != .sevenZip else { continue }
             _ = registration.register(archive)
         }
         if contains(.libarchiveFilterDetection) {
             return archive_read_support_filter_all(archive)
         }
-        return Self.compressions.first { $0.matches(head) }?.add(archive) ?? ARCHIVE_OK
+        return ARCHIVE_OK
     }
 
     /// The filter or format left out of `self` that `source`'s input is in,
@@ -218,7 +254,7 @@ extension ArchiveReadFormats {
             // The input lives until libarchive, which calls back into it, is freed.
             let recognised = withExtendedLifetime(input) {
                 defer { archive_read_free(probe) }
-                return registration.format.configure(probe, head: input.head) == ARCHIVE_OK && input.open(probe) == ARCHIVE_OK
+                return registration.format.configure(probe, seekable: !input.isSequential) == ARCHIVE_OK && input.open(probe) == ARCHIVE_OK
             }
             if recognised { return registration.name }
         }

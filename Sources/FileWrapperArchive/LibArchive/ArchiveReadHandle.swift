@@ -10,6 +10,8 @@ final class ArchiveReadHandle {
     /// The archive's name for errors.
     let name: String
     private let formats: ArchiveReadFormats
+    /// ``ArchiveReadLimits/maxMemory``, for ``DeclaredSizes``.
+    private let memoryLimit: Int64
     /// Where libarchive's bytes come from, alive as long as it reads them.
     private var source: ArchiveReadSource?
     /// Headers read so far.
@@ -23,13 +25,14 @@ final class ArchiveReadHandle {
     /// not its contents as they are.
     private var entryIsSparse = false
 
-    init(name: String, formats: ArchiveReadFormats = .standard) throws {
+    init(name: String, formats: ArchiveReadFormats = .standard, memoryLimit: Int64 = ArchiveReadLimits().maxMemory) throws {
         guard let archive = archive_read_new() else {
             throw ArchiveError(.libarchive, archive: name, message: "libarchive could not allocate a reader")
         }
         self.archive = archive
         self.name = name
         self.formats = formats
+        self.memoryLimit = memoryLimit
     }
 
     /// The descriptor of a file this handle opened itself, closed with it.
@@ -42,7 +45,7 @@ final class ArchiveReadHandle {
 
     /// A handle reading the archive file at `url`, named in errors as the
     /// caller wrote it (`url.relativePath`).
-    static func reading(_ url: URL, formats: ArchiveReadFormats) throws -> ArchiveReadHandle {
+    static func reading(_ url: URL, formats: ArchiveReadFormats, memoryLimit: Int64 = ArchiveReadLimits().maxMemory) throws -> ArchiveReadHandle {
         let name = url.relativePath
         let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -50,7 +53,7 @@ final class ArchiveReadHandle {
         }
         let handle: ArchiveReadHandle
         do {
-            handle = try ArchiveReadHandle(name: name, formats: formats)
+            handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
         } catch {
             Glibc.close(fd)
             throw error
@@ -70,15 +73,16 @@ final class ArchiveReadHandle {
         try open(ArchiveReadSource(data: data, name: name))
     }
 
-    /// Sets up the formats and the filter that `source`'s first bytes call
-    /// for, and opens; when no enabled format recognises the input, says
-    /// which format left out does.
+    /// Sets up the formats, with what `source`'s compression decodes to and
+    /// the declared sizes checked (``DeclaredSizes``), and opens; when no
+    /// enabled format recognises the input, says which format left out does.
     private func open(_ source: ArchiveReadSource) throws {
-        self.source = source
         try ArchiveLocale.withUTF8 {
-            try check(formats.configure(archive, head: source.head), entry: nil)
+            let source = try DeclaredSizes.prepare(source, formats: formats, memoryLimit: memoryLimit)
+            self.source = source
+            try check(formats.configure(archive, seekable: !source.isSequential), entry: nil)
             let status = source.open(archive)
-            guard status < ARCHIVE_WARN else { return }
+            guard status < ARCHIVE_WARN else { return try throwIfInputFailed() }
             try refuseLeftOutFormat()
             var error = failure(status, entry: nil)
             // Opening reads no entry: a format error here means no format bid.
@@ -87,6 +91,14 @@ final class ArchiveReadHandle {
             }
             throw error
         }
+    }
+
+    /// Throws the failure of a read of the input (a declared size refused
+    /// among them), which libarchive may have taken for the input's end:
+    /// when a read fails while the formats bid, its `empty` format wins.
+    private func throwIfInputFailed() throws {
+        guard source?.error != nil else { return }
+        throw failure(ARCHIVE_FATAL, entry: nil)
     }
 
     /// Throws when the input is in a format left out of ``formats``.
@@ -124,6 +136,7 @@ final class ArchiveReadHandle {
             var entry: OpaquePointer?
             let status = archive_read_next_header(archive, &entry)
             if status == ARCHIVE_EOF {
+                try throwIfInputFailed()
                 // Nothing found can mean a format left out: an ISO 9660
                 // image begins with 32 KiB of zeros, which tar reads as its end.
                 if entries == 0 { try refuseLeftOutFormat() }
@@ -221,7 +234,7 @@ final class ArchiveReadHandle {
 
     /// The error for a failed call, with libarchive's message.
     private func failure(_ status: CInt, entry: String?) -> ArchiveError {
-        if let error = source?.error { return ArchiveError(error.code, archive: name, entry: entry, message: error.message) }
+        if let error = source?.error { return ArchiveError(error.code, archive: name, entry: entry, message: error.message, limit: error.limit) }
         let message = archive_error_string(archive).map { String(cString: $0) }
             ?? "the archive is damaged or ends early (libarchive stopped without a message, status \(status))"
         return ArchiveError(.corrupt, archive: name, entry: entry, message: message)
@@ -263,7 +276,7 @@ final class ArchiveReadHandle {
     /// Bytes of the archive itself read so far (before decompression),
     /// for the compression-ratio limit.
     var archiveBytesRead: Int64 {
-        Int64(archive_filter_bytes(archive, -1))
+        source?.decodedArchiveBytesRead ?? Int64(archive_filter_bytes(archive, -1))
     }
 
     private static func bytes(_ string: UnsafePointer<CChar>) -> [UInt8] {

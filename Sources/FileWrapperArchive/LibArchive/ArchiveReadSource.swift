@@ -6,7 +6,8 @@ import Glibc
 /// skip and seek callbacks: a copy of bytes in memory, or a descriptor read
 /// with `pread` from where it stood when the source was made (so a reader
 /// can look at the first bytes before libarchive does, and several readers
-/// can share one descriptor), or with `read` when it cannot seek (a pipe).
+/// can share one descriptor), or with `read` when it cannot seek (a pipe),
+/// or the bytes a compression stream decodes to (``DeclaredSizes``).
 final class ArchiveReadSource {
     private enum Input {
         case memory(Memory)
@@ -14,6 +15,8 @@ final class ArchiveReadSource {
         case file(CInt, start: Int64, size: Int64)
         /// A descriptor that cannot seek.
         case stream(CInt)
+        /// What a compression stream decodes to, read in order like a stream.
+        case decoded(any CompressionDecoder)
     }
 
     private let input: Input
@@ -30,7 +33,12 @@ final class ArchiveReadSource {
     private(set) var error: ArchiveError?
     /// The input's first bytes (up to ``ArchiveReadFormats/headLength``).
     private(set) var head: [UInt8] = []
-    private let name: String
+    let name: String
+    /// What looks at the bytes before libarchive gets them, for declared
+    /// sizes over the memory limit (``DeclaredSizes``).
+    var checks: [any DeclaredSizeCheck] = []
+    /// A check's refusal of bytes not yet given to libarchive, for its next read.
+    private var refusal: ArchiveError?
 
     /// A copy of bytes in memory, shared by the sources that read it.
     private final class Memory {
@@ -61,6 +69,11 @@ final class ArchiveReadSource {
         }
     }
 
+    /// Reads what `decoder` decodes.
+    convenience init(decoding decoder: any CompressionDecoder, name: String) {
+        self.init(.decoded(decoder), name: name)
+    }
+
     /// Reads `input`, looking at its first bytes; a failure to read them is
     /// kept in ``error`` and comes back when libarchive reads.
     private init(_ input: Input, name: String) {
@@ -75,7 +88,7 @@ final class ArchiveReadSource {
             count += got
         }
         head = Array(bytes[..<count])
-        if case .stream = input { pending = head }
+        if isSequential { pending = head }
     }
 
     deinit {
@@ -85,8 +98,38 @@ final class ArchiveReadSource {
     /// A source over the same input from its start, for a second reader;
     /// `nil` for a stream, whose bytes are gone once read.
     func rewound() -> ArchiveReadSource? {
-        if case .stream = input { return nil }
-        return ArchiveReadSource(input, name: name)
+        switch input {
+        case .stream: nil
+        case .decoded(let decoder): decoder.rewound().map { ArchiveReadSource(.decoded($0), name: name) }
+        default: ArchiveReadSource(input, name: name)
+        }
+    }
+
+    /// Whether the input is read in order only, without seeking: a stream,
+    /// or what a compression decodes to.
+    var isSequential: Bool {
+        switch input {
+        case .stream, .decoded: true
+        case .memory, .file: false
+        }
+    }
+
+    /// For decoded bytes, how many bytes of the archive itself the decoder
+    /// has read (libarchive counts only the decoded bytes it is given); nil
+    /// otherwise.
+    var decodedArchiveBytesRead: Int64? {
+        if case .decoded(let decoder) = input { return decoder.archiveBytesRead }
+        return nil
+    }
+
+    /// The next bytes, as libarchive's read callback gets them, for a
+    /// decoder that reads this source: empty at the end, nil on failure
+    /// (kept in ``error``).
+    func nextBlock() -> UnsafeRawBufferPointer? {
+        var pointer: UnsafeRawPointer?
+        let count = next(&pointer)
+        guard count >= 0 else { return nil }
+        return UnsafeRawBufferPointer(start: pointer, count: count)
     }
 
     /// Opens `archive` on this source, which must live as long as `archive`.
@@ -97,7 +140,7 @@ final class ArchiveReadSource {
             let source = Unmanaged<ArchiveReadSource>.fromOpaque(context!).takeUnretainedValue()
             return source.next(buffer!)
         }
-        if case .stream = input {} else {
+        if !isSequential {
             archive_read_set_skip_callback(archive) { _, context, request in
                 Unmanaged<ArchiveReadSource>.fromOpaque(context!).takeUnretainedValue().skip(request)
             }
@@ -121,8 +164,7 @@ final class ArchiveReadSource {
     /// memory. False when they cannot all be read, a stream's in particular;
     /// any error is left for libarchive to meet.
     func copyBytes(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        guard offset >= 0 else { return false }
-        if case .stream = input { return false }
+        guard offset >= 0, !isSequential else { return false }
         if offset >= blockOffset, offset - blockOffset + Int64(buffer.count) <= Int64(blockCount) {
             let start = Int(offset - blockOffset)
             buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: block[start..<(start + buffer.count)]))
@@ -142,41 +184,67 @@ final class ArchiveReadSource {
         switch input {
         case .memory(let memory): Int64(memory.bytes.count)
         case .file(_, _, let size): size
-        case .stream: nil
+        case .stream, .decoded: nil
         }
     }
 
     /// The next bytes for libarchive: 0 at the end, -1 on failure.
     private func next(_ buffer: UnsafeMutablePointer<UnsafeRawPointer?>) -> Int {
+        if let refusal {
+            error = refusal
+            return -1
+        }
         if case .memory(let memory) = input {
+            // All the rest at once; a block at a time when checks look at
+            // the bytes, so that they see what libarchive reads after each
+            // seek or skip rather than the whole rest again.
             let bytes = memory.bytes
             let offset = Int(min(position, Int64(bytes.count)))
-            buffer.pointee = UnsafeRawPointer(bytes.baseAddress.map { $0 + offset })
-            position = Int64(bytes.count)
-            return bytes.count - offset
+            let end = checks.isEmpty ? bytes.count : min(bytes.count, offset + block.count)
+            return deliver(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), to: buffer)
         }
         if !pending.isEmpty {
             let count = pending.count
             block.copyBytes(from: pending)
             pending = []
-            buffer.pointee = UnsafeRawPointer(block.baseAddress)
-            position += Int64(count)
-            return count
+            return deliver(UnsafeRawBufferPointer(rebasing: block[..<count]), to: buffer)
         }
         let count = readInput(into: block, at: position)
         guard count >= 0 else { return -1 }
         (blockOffset, blockCount) = (position, count)
-        buffer.pointee = UnsafeRawPointer(block.baseAddress)
+        return deliver(UnsafeRawBufferPointer(rebasing: block[..<count]), to: buffer)
+    }
+
+    /// Gives libarchive `bytes`, the input's from ``position`` on, once the
+    /// ``checks`` have looked at them: when one refuses a declared size,
+    /// only the bytes before the header that declares it, and the refusal
+    /// at the next read (at once if the header began in earlier bytes).
+    private func deliver(_ bytes: UnsafeRawBufferPointer, to buffer: UnsafeMutablePointer<UnsafeRawPointer?>) -> Int {
+        var count = bytes.count
+        for check in checks where count > 0 {
+            guard let refused = check.inspect(UnsafeRawBufferPointer(rebasing: bytes[..<count]), at: position) else { continue }
+            guard refused.offset > position else {
+                error = refused.error
+                return -1
+            }
+            refusal = refused.error
+            count = Int(refused.offset - position)
+        }
+        buffer.pointee = bytes.baseAddress
         position += Int64(count)
         return count
     }
 
     /// Reads descriptor bytes at `offset` from the start (`pread`), or the
-    /// next bytes of a stream (`read`); -1 after recording the error.
+    /// next bytes of a stream (`read`) or a decoder; -1 after recording the error.
     private func readInput(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
         let count = readOnce(into: buffer, at: offset)
         if count < 0 {
-            error = ArchiveError(.io, archive: name, message: "cannot read: \(String(cString: strerror(errno)))")
+            if case .decoded(let decoder) = input {
+                error = decoder.error
+            } else {
+                error = ArchiveError(.io, archive: name, message: "cannot read: \(String(cString: strerror(errno)))")
+            }
         }
         return count
     }
@@ -197,6 +265,8 @@ final class ArchiveReadSource {
                 count = pread(fd, buffer.baseAddress, buffer.count, off_t(start + offset))
             case .stream(let fd):
                 count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            case .decoded(let decoder):
+                return decoder.read(into: buffer)
             }
             if count < 0, errno == EINTR { continue }
             return count

@@ -13,7 +13,7 @@ extension Manifest {
         archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking,
         hashingContents: Bool = true, progress: ManifestProgress? = nil
     ) throws {
-        let handle = try ArchiveReadHandle.reading(url, formats: formats)
+        let handle = try ArchiveReadHandle.reading(url, formats: formats, memoryLimit: limits.maxMemory)
         self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: progress).read()
     }
 
@@ -22,7 +22,7 @@ extension Manifest {
         archiveData data: Data, name: String, formats: ArchiveReadFormats = .standard,
         limits: ArchiveReadLimits = .unpacking, hashingContents: Bool = true
     ) throws {
-        let handle = try ArchiveReadHandle(name: name, formats: formats)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: limits.maxMemory)
         try handle.open(data: data)
         self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: nil).read()
     }

@@ -100,7 +100,7 @@ extension Manifest {
             return .manifest(format)
         }
         do {
-            return .archive(try ArchiveReadHandle.reading(url, formats: options.archiveFormats))
+            return .archive(try ArchiveReadHandle.reading(url, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory))
         } catch let error as ArchiveError where error.code == .unrecognizedFormat {
             return .file
         }

@@ -124,7 +124,7 @@ public enum MemberContents {
         let changed = ManifestError(file: name, entry: member, message: "the archive changed while it was read")
         number = 0
         do {
-            let pass = try ArchiveReadHandle.reading(url, formats: options.archiveFormats)
+            let pass = try ArchiveReadHandle.reading(url, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
             try ArchiveEntries.forEach(in: pass, limits: options.limits, checkingContents: false) { entry, contents in
                 number += 1
                 guard number == carrier.number else { return }

@@ -20,7 +20,7 @@ public enum ArchiveEntries {
         in url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
         checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
-        let handle = try ArchiveReadHandle.reading(url, formats: formats)
+        let handle = try ArchiveReadHandle.reading(url, formats: formats, memoryLimit: limits.maxMemory)
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }
 
@@ -31,7 +31,7 @@ public enum ArchiveEntries {
         limits: ArchiveReadLimits = ArchiveReadLimits(), checkingContents: Bool = true,
         _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
-        let handle = try ArchiveReadHandle(name: name, formats: formats)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: limits.maxMemory)
         try handle.open(data: data)
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }

@@ -3,7 +3,7 @@
 public struct ArchiveReadLimits: Sendable, Hashable {
     /// A limit, by the name of its property, for errors to name.
     public enum Limit: String, Sendable, Hashable, CaseIterable {
-        case maxEntries, maxBytes, maxRatio, maxPathLength, maxNameLength, maxDepth, maxLinkLength
+        case maxEntries, maxBytes, maxRatio, maxPathLength, maxNameLength, maxDepth, maxLinkLength, maxMemory
     }
 
     /// Entries in the archive.
@@ -27,10 +27,20 @@ public struct ArchiveReadLimits: Sendable, Hashable {
     public var maxDepth: Int
     /// Bytes in a symbolic link's target.
     public var maxLinkLength: Int
+    /// Bytes of memory that decoding may take for what the archive
+    /// declares, checked before anything is allocated (``DeclaredSizes``):
+    /// the memory a decoder needs for its dictionary or window (an xz,
+    /// lzma, lzip or zstd stream; an LZMA, xz, PPMd or zstd member of a
+    /// zip; each coder of a 7z), the size of a 7z header and what its
+    /// counts make libarchive allocate, and a name that libarchive reads
+    /// whole (a cpio newc name, held in about 8 copies on its way, so at
+    /// most an eighth of this). Each declared size is held to it on its own.
+    public var maxMemory: Int64
 
     public init(
         maxEntries: Int = 100_000, maxBytes: Int64 = 1 << 30, maxRatio: Double = 100, ratioGraceBytes: Int64 = 64 << 20,
-        maxPathLength: Int = 4096, maxNameLength: Int = 255, maxDepth: Int = 1024, maxLinkLength: Int = 4096
+        maxPathLength: Int = 4096, maxNameLength: Int = 255, maxDepth: Int = 1024, maxLinkLength: Int = 4096,
+        maxMemory: Int64 = 256 << 20
     ) {
         self.maxEntries = maxEntries
         self.maxBytes = maxBytes
@@ -40,6 +50,7 @@ public struct ArchiveReadLimits: Sendable, Hashable {
         self.maxNameLength = maxNameLength
         self.maxDepth = maxDepth
         self.maxLinkLength = maxLinkLength
+        self.maxMemory = maxMemory
     }
 
     /// For building a FileWrapper in memory: at most 1 GiB of contents.

@@ -20,7 +20,7 @@ public enum ArchiveReader {
     public static func fileWrapper(
         contentsOf url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {
-        let handle = try ArchiveReadHandle.reading(url, formats: formats)
+        let handle = try ArchiveReadHandle.reading(url, formats: formats, memoryLimit: limits.maxMemory)
         return try TreeBuilder(handle: handle, limits: limits).build()
     }
 
@@ -28,7 +28,7 @@ public enum ArchiveReader {
     public static func fileWrapper(
         from data: Data, name: String = "archive", formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {
-        let handle = try ArchiveReadHandle(name: name, formats: formats)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: limits.maxMemory)
         try handle.open(data: data)
         return try TreeBuilder(handle: handle, limits: limits).build()
     }

@@ -77,7 +77,7 @@ public enum ArchiveUnpacker {
                 // libarchive reads it from the start; nothing of this attempt is left.
             }
         }
-        return try unpack(ArchiveReadHandle.reading(archive, formats: options.formats), to: destination, options: options)
+        return try unpack(ArchiveReadHandle.reading(archive, formats: options.formats, memoryLimit: options.limits.maxMemory), to: destination, options: options)
     }
 
     /// Unpacks what `input` reads into `destination`, through a temporary
