@@ -96,11 +96,12 @@ import TestSupport
     }
 
     /// Runs `arguments` under `timeout` and `prlimit` with the limits above,
-    /// or `seconds` (``ChildProcess``). Our programs under a sanitizer get
-    /// its limits instead; `bsdtar`, which no sanitizer slows, keeps the
-    /// plain ones.
+    /// or `seconds` and an address space of `memoryLimit` bytes
+    /// (``ChildProcess``). Our programs under a sanitizer get its limits
+    /// instead; `bsdtar`, which no sanitizer slows, keeps the plain ones.
     static func run(
-        _ arguments: [String], environment: [String: String] = [:], sanitized: Bool = true, seconds: Int = timeLimit
+        _ arguments: [String], environment: [String: String] = [:], sanitized: Bool = true, seconds: Int = timeLimit,
+        memoryLimit: Int = memoryLimit
     ) throws -> Outcome {
         var environment = environment
         let limits: [String]
@@ -121,7 +122,7 @@ import TestSupport
     }
 
     /// Whether `line` is a sanitizer's note that it refused an allocation
-    /// over the limit set in ``run(_:environment:sanitized:)``
+    /// over the limit set in ``run(_:environment:sanitized:seconds:memoryLimit:)``
     /// (`==123==WARNING: AddressSanitizer failed to allocate 0x... bytes`).
     static func isSanitizerAllocationWarning(_ line: Substring) -> Bool {
         sanitizer != nil && line.hasPrefix("==") && line.contains("Sanitizer failed to allocate")

@@ -32,6 +32,25 @@ func unpack(_ arguments: [String], _ flags: Set<String>) throws {
     try ArchiveUnpacker.unpack(archiveAt: URL(fileURLWithPath: arguments[0]), to: URL(fileURLWithPath: arguments[1]), options: options)
 }
 
+/// `read-archive READER ARCHIVE`: reads ARCHIVE and every file's contents
+/// with one of the library's readers, within its default limits: `entries`
+/// (``ArchiveEntries``, as `wrapinspect dump --digests` and `cat` read),
+/// `manifest` (``Manifest/init(reading:options:)``, as `wrapinspect digest`
+/// and `diff` read) or `tree` (``ArchiveReader``, into memory).
+func readArchive(_ arguments: [String], _ flags: Set<String>) throws {
+    let archive = URL(fileURLWithPath: arguments[1])
+    switch arguments[0] {
+    case "entries":
+        try ArchiveEntries.forEach(in: archive) { _, contents in try contents.forEachBlock { _ in } }
+    case "manifest":
+        _ = try Manifest(reading: archive)
+    case "tree":
+        _ = try ArchiveReader.fileWrapper(contentsOf: archive)
+    default:
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "unknown reader \(arguments[0])"])
+    }
+}
+
 /// Starts a thread and joins it: ThreadSanitizer starts a thread of its own
 /// with a process's first, which must be there before the threads are counted.
 private func startFirstThread() {

@@ -8,6 +8,8 @@
 //   fwk-test-child unpack ARCHIVE DESTINATION [--force] [--count-resources]
 //                                                  unpack ARCHIVE into DESTINATION, replacing it with --force;
 //                                                  print open descriptors and threads before and after
+//   fwk-test-child read-archive READER ARCHIVE     read ARCHIVE and every file's contents with one reader:
+//                                                  entries (ArchiveEntries), manifest (Manifest), tree (ArchiveReader)
 //   fwk-test-child save-document SOURCE DOCUMENT  open DOCUMENT (a package, or a zip container if it ends in .zip)
 //                                                  with DocumentController, make its files SOURCE's, save it in place
 //   fwk-test-child save-while-threads-block DOCUMENT
@@ -15,7 +17,9 @@
 //
 // With --announce-start, every command first prints "started" and a newline
 // on standard output, so that a test can time (and kill) the operation
-// itself rather than the process's start.
+// itself rather than the process's start. With --peak-memory, every command
+// ends by printing "peak-memory N" on standard output, N the process's peak
+// resident memory in KiB (`VmHWM`), whether it failed or not.
 //
 // Exits 0 on success; on error prints the error on standard error and exits 2.
 import Foundation
@@ -25,6 +29,7 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "read": (1, "read PATH", read),
     "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
     "unpack": (2, "unpack ARCHIVE DESTINATION [--force] [--count-resources]", unpack),
+    "read-archive": (2, "read-archive entries|manifest|tree ARCHIVE", readArchive),
     "save-document": (2, "save-document SOURCE DOCUMENT", saveDocument),
     "save-while-threads-block": (1, "save-while-threads-block DOCUMENT", saveWhileThreadsBlock),
 ]
@@ -42,7 +47,21 @@ if flags.contains("--announce-start") {
 }
 do {
     try await command.run(Array(arguments.dropFirst()), flags)
+    reportPeakMemory(flags)
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
+    reportPeakMemory(flags)
     exit(2)
+}
+
+/// With `--peak-memory`, prints `peak-memory N`: `VmHWM` from
+/// `/proc/self/status`, the most resident memory this process has had, in
+/// KiB. The process's own: a test cannot learn it from `getrusage`, whose
+/// `ru_maxrss` a child inherits from its parent through `exec`.
+func reportPeakMemory(_ flags: Set<String>) {
+    guard flags.contains("--peak-memory"), let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return }
+    let kibibytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "?"
+    FileHandle.standardOutput.write(Data("peak-memory \(kibibytes)\n".utf8))
 }

@@ -16,19 +16,8 @@ import Glibc
 enum SevenZipHeaderCheck {
     static let signature: [UInt8] = [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]
 
-    /// Bytes libarchive allocates for each pack stream, folder, unpacked
-    /// stream and file the header counts, rounded up.
-    private static let costs = (packStream: UInt64(24), folder: UInt64(128), unpackStream: UInt64(16), file: UInt64(128))
-
-    /// The header's property IDs (7zFormat.txt).
-    private enum Property: UInt8 {
-        case end = 0x00, header = 0x01, archiveProperties = 0x02, mainStreamsInfo = 0x04, filesInfo = 0x05
-        case packInfo = 0x06, unpackInfo = 0x07, subStreamsInfo = 0x08, size = 0x09, crc = 0x0A, folder = 0x0B
-        case codersUnpackSize = 0x0C, numUnpackStream = 0x0D, encodedHeader = 0x17
-    }
-
     /// What libarchive would refuse anyway: nothing more to check.
-    private struct Malformed: Error {}
+    struct Malformed: Error {}
 
     /// Whether an input that starts with `head` may be a 7z to libarchive:
     /// the signature, or a program that may carry one (`MZ`, ELF).
@@ -84,59 +73,37 @@ enum SevenZipHeaderCheck {
             throw budget.refusal("the 7z header at byte \(start) is \(headerSize) bytes long, which libarchive reads whole")
         }
         let base = start + 32
-        var header = Reader(bytes: try read(source, at: base + Int64(headerOffset), count: Int(headerSize)))
-        switch try header.property() {
+        var parser = Parser(bytes: try read(source, at: base + Int64(headerOffset), count: Int(headerSize)), budget: budget)
+        switch try parser.property() {
         case .header:
-            try checkHeader(&header, budget: budget)
+            try parser.checkHeader()
         case .encodedHeader:
-            let streams = try checkStreamsInfo(&header, budget: budget)
-            guard let folder = streams.folders.first, let packSize = streams.packSizes.first else { return }
+            let streams = try parser.checkStreamsInfo()
+            guard let folder = streams.first, let packSize = streams.firstPackSize else { return }
             let size = folder.outputSize
             guard budget.allows(size) else {
                 throw budget.refusal("the 7z header at byte \(start) decodes to \(size) bytes, which libarchive holds whole")
             }
-            var decoded = Reader(bytes: try decode(folder, from: source, at: base + Int64(clamping: streams.packPosition),
-                                                   count: packSize, size: Int(size), archive: source.name))
-            guard try decoded.property() == .header else { return }
-            try checkHeader(&decoded, budget: budget)
+            let decoded = try decode(folder, from: source, at: base + Int64(clamping: streams.packPosition),
+                                     count: packSize, size: Int(size), archive: source.name)
+            var header = Parser(bytes: decoded, budget: budget)
+            guard try header.property() == .header else { return }
+            try header.checkHeader()
         default:
             return
         }
     }
 
-    /// Checks a header after its `kHeader`: its streams, and how many files it lists.
-    private static func checkHeader(_ header: inout Reader, budget: MemoryBudget) throws {
-        var property = try header.byte()
-        if property == Property.archiveProperties.rawValue {
-            // As libarchive reads them: an ID and a number each, until a 0.
-            while try header.byte() != 0 { _ = try header.number() }
-            property = try header.byte()
-        }
-        var streams = StreamsInfo()
-        if property == Property.mainStreamsInfo.rawValue {
-            streams = try checkStreamsInfo(&header, budget: budget)
-            property = try header.byte()
-        }
-        let files = property == Property.filesInfo.rawValue ? try header.number() : 0
-        guard files <= 100_000_000 else { return }
-        let cost = costs.packStream * UInt64(streams.packSizes.count) + costs.folder * UInt64(streams.folders.count)
-            + costs.unpackStream * streams.unpackStreams + costs.file * files
-        guard budget.allows(cost) else {
-            throw budget.refusal("the 7z header lists \(files) files, \(streams.folders.count) folders and "
-                                 + "\(streams.unpackStreams) streams, for which libarchive allocates about \(cost) bytes")
-        }
-    }
-
-    /// The streams a header describes.
-    private struct StreamsInfo {
+    /// The streams a header describes, as far as the checks need them.
+    struct StreamsInfo {
         var packPosition: UInt64 = 0
-        var packSizes: [UInt64] = []
-        var folders: [Folder] = []
-        var unpackStreams: UInt64 = 0
+        var firstPackSize: UInt64?
+        /// The first folder, which encodes the header of an encoded header.
+        var first: Folder?
     }
 
     /// One folder: its coders, how they are bound, and their output sizes.
-    private struct Folder {
+    struct Folder {
         struct Coder {
             var method: UInt64
             var inputs: UInt64
@@ -147,160 +114,54 @@ enum SevenZipHeaderCheck {
         var coders: [Coder] = []
         var bindPairs: [(input: UInt64, output: UInt64)] = []
         var outputSizes: [UInt64] = []
-        var hasDigest = false
+
+        var outputCount: Int {
+            coders.reduce(0) { $0 + Int($1.outputs) }
+        }
 
         /// The size of the output no coder takes in: the folder's.
         var outputSize: UInt64 {
             let bound = Set(bindPairs.map(\.output))
             return outputSizes.indices.reversed().first { !bound.contains(UInt64($0)) }.map { outputSizes[$0] } ?? 0
         }
-    }
 
-    /// Reads `StreamsInfo` as libarchive does, and checks each folder's
-    /// coders; throws ``Malformed`` where libarchive would fail.
-    private static func checkStreamsInfo(_ header: inout Reader, budget: MemoryBudget) throws -> StreamsInfo {
-        var info = StreamsInfo()
-        var property = try header.property()
-        if property == .packInfo {
-            info.packPosition = try header.number()
-            let count = try header.count()
-            guard count > 0, try header.property() == .size else { throw Malformed() }
-            info.packSizes = try (0..<count).map { _ in try header.number() }
-            switch try header.property() {
-            case .end:
-                break
-            case .crc:
-                try header.skipDigests(count)
-                guard try header.property() == .end else { throw Malformed() }
-            default:
-                throw Malformed()
+        /// Refuses a coder whose dictionary or model needs more memory than
+        /// `budget`, and a BCJ2 coder whose streams (which libarchive decodes
+        /// into memory whole) are together larger.
+        func check(_ budget: MemoryBudget) throws {
+            var firstInput: UInt64 = 0
+            for coder in coders {
+                defer { firstInput += coder.inputs }
+                guard let (name, needed) = demand(of: coder, firstInput: firstInput), !budget.allows(needed) else { continue }
+                throw budget.refusal("a folder of the 7z header is coded with \(name), which needs \(needed) bytes of memory to decode")
             }
-            property = try header.property()
         }
-        if property == .unpackInfo {
-            guard try header.property() == .folder else { throw Malformed() }
-            let count = try header.count()
-            switch try header.byte() {
-            case 0: info.folders = try (0..<count).map { _ in try readFolder(&header) }
-            case 1: _ = try header.number()
-            default: throw Malformed()
-            }
-            guard try header.property() == .codersUnpackSize else { throw Malformed() }
-            for index in info.folders.indices {
-                info.folders[index].outputSizes = try (0..<info.folders[index].coders.reduce(0) { $0 + Int($1.outputs) }).map { _ in try header.number() }
-            }
-            switch try header.property() {
-            case .end:
-                break
-            case .crc:
-                let defined = try header.skipDigests(info.folders.count)
-                for index in info.folders.indices { info.folders[index].hasDigest = defined[index] }
-                guard try header.property() == .end else { throw Malformed() }
-            default:
-                throw Malformed()
-            }
-            for folder in info.folders { try checkCoders(folder, budget: budget) }
-            property = try header.property()
-        }
-        var streamsPerFolder = [UInt64](repeating: 1, count: info.folders.count)
-        if property == .subStreamsInfo {
-            property = try header.property()
-            if property == .numUnpackStream {
-                streamsPerFolder = try info.folders.map { _ in try header.number() }
-                guard streamsPerFolder.allSatisfy({ $0 <= 100_000_000 }) else { throw Malformed() }
-                property = try header.property()
-            }
-            if property == .size {
-                for streams in streamsPerFolder where streams > 1 {
-                    for _ in 1..<streams { _ = try header.number() }
+
+        /// The method of `coder` (whose first input is `firstInput` of the
+        /// folder's) and the memory libarchive allocates for it, when that
+        /// depends on what the header declares.
+        private func demand(of coder: Coder, firstInput: UInt64) -> (String, UInt64)? {
+            switch coder.method {
+            case 0x03_0101 where coder.properties.count >= 5:
+                return LZMAMemory.lzma(properties: coder.properties.prefix(5)).map { ("LZMA", $0) }
+            case 0x21 where coder.properties.count >= 1:
+                return LZMAMemory.lzma2(dictionary: coder.properties[0]).map { ("LZMA2", $0) }
+            case 0x03_0401 where coder.properties.count >= 5:
+                return ("PPMd", UInt64(u32(coder.properties, 1)))
+            case 0x0303_011B:
+                // Inputs 1 to 3 of BCJ2 are decoded into memory before the main one streams.
+                var total: UInt64 = 0
+                for input in 1...3 {
+                    guard let pair = bindPairs.first(where: { $0.input == firstInput + UInt64(input) }),
+                          pair.output < outputSizes.count
+                    else { continue }
+                    let (sum, overflow) = total.addingReportingOverflow(outputSizes[Int(pair.output)])
+                    total = overflow ? UInt64.max : sum
                 }
-                property = try header.property()
+                return ("BCJ2", total)
+            default:
+                return nil
             }
-            if property == .crc {
-                let digests = zip(info.folders, streamsPerFolder).reduce(0) { $0 + ($1.1 != 1 || !$1.0.hasDigest ? Int($1.1) : 0) }
-                try header.skipDigests(digests)
-                property = try header.property()
-            }
-            guard property == .end else { throw Malformed() }
-            property = try header.property()
-        }
-        info.unpackStreams = streamsPerFolder.reduce(0, +)
-        guard property == .end else { throw Malformed() }
-        return info
-    }
-
-    /// Reads one folder as libarchive's `read_Folder` does.
-    private static func readFolder(_ header: inout Reader) throws -> Folder {
-        var folder = Folder()
-        let count = try header.count()
-        guard count <= 4 else { throw Malformed() }
-        var (inputs, outputs): (UInt64, UInt64) = (0, 0)
-        for _ in 0..<count {
-            let flags = try header.byte()
-            guard flags & 0x80 == 0 else { throw Malformed() }
-            let method = try header.bytes(Int(flags & 0x0F)).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            var coder = Folder.Coder(method: method, inputs: 1, outputs: 1, properties: [])
-            if flags & 0x10 != 0 {
-                coder.inputs = try header.number()
-                coder.outputs = try header.number()
-                guard coder.inputs <= 100_000_000, coder.outputs <= 100_000_000 else { throw Malformed() }
-            }
-            if flags & 0x20 != 0 {
-                let size = try header.number()
-                coder.properties = try header.bytes(Int(clamping: size))
-            }
-            inputs += coder.inputs
-            outputs += coder.outputs
-            folder.coders.append(coder)
-        }
-        guard outputs > 0, inputs + 1 >= outputs else { throw Malformed() }
-        for _ in 1..<outputs {
-            let input = try header.number()
-            folder.bindPairs.append((input, try header.number()))
-        }
-        let packed = inputs - (outputs - 1)
-        if packed > 1 {
-            for _ in 0..<packed { _ = try header.number() }
-        }
-        return folder
-    }
-
-    /// Refuses a coder whose dictionary or model needs more memory than the
-    /// budget, and a BCJ2 folder whose streams (which libarchive decodes
-    /// into memory whole) are together larger.
-    private static func checkCoders(_ folder: Folder, budget: MemoryBudget) throws {
-        var firstInput: UInt64 = 0
-        for coder in folder.coders {
-            defer { firstInput += coder.inputs }
-            guard let (name, needed) = demand(of: coder, firstInput: firstInput, in: folder), !budget.allows(needed) else { continue }
-            throw budget.refusal("a folder of the 7z header is coded with \(name), which needs \(needed) bytes of memory to decode")
-        }
-    }
-
-    /// The method of `coder` (whose first input is `firstInput` of the
-    /// folder's) and the memory libarchive allocates for it, when that
-    /// depends on what the header declares.
-    private static func demand(of coder: Folder.Coder, firstInput: UInt64, in folder: Folder) -> (String, UInt64)? {
-        switch coder.method {
-        case 0x03_0101 where coder.properties.count >= 5:
-            return LZMAMemory.lzma(properties: coder.properties.prefix(5)).map { ("LZMA", $0) }
-        case 0x21 where coder.properties.count >= 1:
-            return LZMAMemory.lzma2(dictionary: coder.properties[0]).map { ("LZMA2", $0) }
-        case 0x03_0401 where coder.properties.count >= 5:
-            return ("PPMd", UInt64(u32(coder.properties, 1)))
-        case 0x0303_011B:
-            // Inputs 1 to 3 of BCJ2 are decoded into memory before the main one streams.
-            var total: UInt64 = 0
-            for input in 1...3 {
-                guard let pair = folder.bindPairs.first(where: { $0.input == firstInput + UInt64(input) }),
-                      pair.output < folder.outputSizes.count
-                else { continue }
-                total = total.addingReportingOverflow(folder.outputSizes[Int(pair.output)]).overflow
-                    ? UInt64.max : total + folder.outputSizes[Int(pair.output)]
-            }
-            return ("BCJ2", total)
-        default:
-            return nil
         }
     }
 
@@ -370,71 +231,12 @@ enum SevenZipHeaderCheck {
         return bytes
     }
 
-    private static func u32(_ bytes: some RandomAccessCollection<UInt8>, _ at: Int) -> UInt32 {
+    static func u32(_ bytes: some RandomAccessCollection<UInt8>, _ at: Int) -> UInt32 {
         let start = bytes.index(bytes.startIndex, offsetBy: at)
         return bytes[start..<bytes.index(start, offsetBy: 4)].reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     private static func u64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
         bytes[at..<(at + 8)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    /// Reads a header's bytes, numbers and property IDs in order;
-    /// ``Malformed`` past its end.
-    private struct Reader {
-        let bytes: [UInt8]
-        var position = 0
-
-        mutating func byte() throws -> UInt8 {
-            guard position < bytes.count else { throw Malformed() }
-            defer { position += 1 }
-            return bytes[position]
-        }
-
-        mutating func bytes(_ count: Int) throws -> [UInt8] {
-            guard count >= 0, count <= bytes.count - position else { throw Malformed() }
-            defer { position += count }
-            return Array(bytes[position..<(position + count)])
-        }
-
-        mutating func property() throws -> Property? {
-            Property(rawValue: try byte())
-        }
-
-        /// A 7z number: a first byte whose leading 1 bits say how many more
-        /// bytes follow (little-endian), the rest of it the high bits.
-        mutating func number() throws -> UInt64 {
-            let first = try byte()
-            var value: UInt64 = 0
-            var mask: UInt8 = 0x80
-            for index in 0..<8 {
-                guard first & mask != 0 else {
-                    return value + (UInt64(first & (mask &- 1)) << (8 * index))
-                }
-                value |= UInt64(try byte()) << (8 * index)
-                mask >>= 1
-            }
-            return value
-        }
-
-        /// A number that counts entries, at most libarchive's 100 million.
-        mutating func count() throws -> Int {
-            let value = try number()
-            guard value <= 100_000_000 else { throw Malformed() }
-            return Int(value)
-        }
-
-        /// Passes over the digests of `count` items; which are defined.
-        @discardableResult
-        mutating func skipDigests(_ count: Int) throws -> [Bool] {
-            guard count > 0 else { throw Malformed() }
-            var defined = [Bool](repeating: true, count: count)
-            if try byte() == 0 {
-                let bits = try bytes((count + 7) / 8)
-                defined = (0..<count).map { bits[$0 / 8] & (0x80 >> ($0 % 8)) != 0 }
-            }
-            _ = try bytes(4 * defined.filter { $0 }.count)
-            return defined
-        }
     }
 }
