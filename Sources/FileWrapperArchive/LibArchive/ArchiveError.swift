@@ -15,7 +15,10 @@ public struct ArchiveError: Error, Sendable, Hashable {
         /// An entry of a kind that is not supported (device node, FIFO, socket).
         case unsupportedEntry
         /// The archive is in a format the reader leaves out unless asked
-        /// (``ArchiveReadFormats``); the message names the option that adds it.
+        /// (``ArchiveReadFormats``), and the message names the option that
+        /// adds it; or it cannot be read from where it comes (a 7z from a
+        /// stream), or checked (a 7z header compressed with another method
+        /// than LZMA), and the message says why.
         case unsupportedFormat
         /// No format the reader reads recognises the input: it is not an archive.
         case unrecognizedFormat

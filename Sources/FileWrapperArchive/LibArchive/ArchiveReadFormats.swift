@@ -129,7 +129,7 @@ extension ArchiveReadFormats {
     /// check them (`archive_read_support_filter_*.c`); the cases run from
     /// the strongest bid to the weakest. ``DeclaredSizes`` decodes xz, lzma,
     /// lzip and zstd itself, within the memory limit, and has libarchive
-    /// decode the others (``addFilter(to:)``).
+    /// decode the others (``libarchiveFilter``).
     enum Compression: CaseIterable {
         case xz, bzip2, gzip, zstd, lz4, lzip, compress, lzma
 
@@ -162,7 +162,10 @@ extension ArchiveReadFormats {
             }
         }
 
-        /// Adds libarchive's filter for it to the reader `archive`.
+        /// How libarchive decodes it, with memory of a fixed size, to add to a
+        /// reader; nil for xz, lzma, lzip and zstd, whose dictionary or window
+        /// the stream declares, and which ``DeclaredSizes`` decodes within
+        /// the memory limit instead.
         ///
         /// gzip is appended, which turns libarchive's filter detection off:
         /// when detecting, libarchive stacks filters up to 25 deep, and its
@@ -172,17 +175,14 @@ extension ArchiveReadFormats {
         /// others are registered alone: libarchive may stack the same
         /// compression again, but their bidders look at 14 bytes at most, so
         /// 26 levels cost 7 MB. (3.6.2's `archive_read_append_filter`
-        /// crashes on compress and refuses lz4 and zstd.)
-        func addFilter(to archive: OpaquePointer) -> CInt {
+        /// crashes on compress and refuses lz4.)
+        var libarchiveFilter: (@Sendable (OpaquePointer) -> CInt)? {
             switch self {
-            case .xz: archive_read_support_filter_xz(archive)
-            case .bzip2: archive_read_support_filter_bzip2(archive)
-            case .gzip: archive_read_append_filter(archive, ARCHIVE_FILTER_GZIP)
-            case .zstd: archive_read_support_filter_zstd(archive)
-            case .lz4: archive_read_support_filter_lz4(archive)
-            case .lzip: archive_read_support_filter_lzip(archive)
-            case .compress: archive_read_support_filter_compress(archive)
-            case .lzma: archive_read_support_filter_lzma(archive)
+            case .bzip2: archive_read_support_filter_bzip2
+            case .gzip: { archive_read_append_filter($0, ARCHIVE_FILTER_GZIP) }
+            case .lz4: archive_read_support_filter_lz4
+            case .compress: archive_read_support_filter_compress
+            case .xz, .zstd, .lzip, .lzma: nil
             }
         }
 

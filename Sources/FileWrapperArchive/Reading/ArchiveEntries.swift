@@ -10,8 +10,9 @@ import Foundation
 /// read is skipped, as `bsdtar -t` does.
 ///
 /// Reading stops at the first damaged header or data, or at
-/// ``ArchiveReadLimits/maxEntries`` or ``ArchiveReadLimits/maxBytes`` (the
-/// other limits are about unpacking and do not apply).
+/// ``ArchiveReadLimits/maxEntries``, ``ArchiveReadLimits/maxBytes`` or
+/// ``ArchiveReadLimits/maxMemory`` (the other limits are about unpacking
+/// and do not apply).
 /// ``ArchiveReadFormats`` says which formats are read.
 public enum ArchiveEntries {
     /// Calls `visit` with each entry of the archive file at `url` and its

@@ -27,14 +27,14 @@ public struct ArchiveReadLimits: Sendable, Hashable {
     public var maxDepth: Int
     /// Bytes in a symbolic link's target.
     public var maxLinkLength: Int
-    /// Bytes of memory that decoding may take for what the archive
-    /// declares, checked before anything is allocated (``DeclaredSizes``):
-    /// the memory a decoder needs for its dictionary or window (an xz,
-    /// lzma, lzip or zstd stream; an LZMA, xz, PPMd or zstd member of a
-    /// zip; each coder of a 7z), the size of a 7z header and what its
-    /// counts make libarchive allocate, and a name that libarchive reads
-    /// whole (a cpio newc name, held in about 8 copies on its way, so at
-    /// most an eighth of this). Each declared size is held to it on its own.
+    /// Bytes of memory that reading may take for any one thing the archive
+    /// declares, checked before anything is allocated for it
+    /// (``DeclaredSizes``): the memory a decoder needs for its dictionary,
+    /// window or model (an xz, lzma, lzip or zstd stream; an LZMA, xz, PPMd
+    /// or zstd zip member; each coder of a 7z), a 7z header's size and what
+    /// its counts make libarchive allocate, and a cpio newc name, which
+    /// libarchive reads whole and which is copied about 8 times (so a name
+    /// may have an eighth of this).
     public var maxMemory: Int64
 
     public init(

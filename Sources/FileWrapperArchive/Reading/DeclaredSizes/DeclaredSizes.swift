@@ -62,8 +62,8 @@ enum DeclaredSizes {
         case .zstd:
             decoder = try ZstdDecoder(input: source, budget: budget)
         case let compression?:
-            guard !formats.contains(.libarchiveFilterDetection) else { return source }
-            decoder = try LibArchiveFilter(input: source, compression: compression)
+            guard let filter = compression.libarchiveFilter, !formats.contains(.libarchiveFilterDetection) else { return source }
+            decoder = try LibArchiveFilter(input: source, filter: filter)
         }
         let decoded = ArchiveReadSource(decoding: decoder, name: source.name)
         if let error = decoded.error { throw error }

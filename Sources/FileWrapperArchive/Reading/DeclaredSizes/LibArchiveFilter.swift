@@ -8,24 +8,25 @@ import CArchive
 final class LibArchiveFilter: CompressionDecoder {
     private let archive: OpaquePointer
     private let input: ArchiveReadSource
-    private let compression: ArchiveReadFormats.Compression
+    /// Adds libarchive's filter for the compression to a reader.
+    private let filter: @Sendable (OpaquePointer) -> CInt
     /// Whether the input decodes to nothing at all (libarchive's `empty` format).
     private let isEmpty: Bool
     private(set) var error: ArchiveError?
 
-    /// Decodes `input`, which starts a stream of `compression`.
-    init(input: ArchiveReadSource, compression: ArchiveReadFormats.Compression) throws {
+    /// Decodes `input` with the libarchive filter that `filter` adds.
+    init(input: ArchiveReadSource, filter: @escaping @Sendable (OpaquePointer) -> CInt) throws {
         guard let archive = archive_read_new() else {
             throw ArchiveError(.libarchive, archive: input.name, message: "libarchive could not allocate a reader")
         }
         self.archive = archive
         self.input = input
-        self.compression = compression
+        self.filter = filter
         var entry: OpaquePointer?
         let status = ArchiveLocale.withUTF8 {
             _ = archive_read_support_format_raw(archive)
             _ = archive_read_support_format_empty(archive)
-            guard compression.addFilter(to: archive) == ARCHIVE_OK, input.open(archive) == ARCHIVE_OK else { return ARCHIVE_FATAL }
+            guard filter(archive) == ARCHIVE_OK, input.open(archive) == ARCHIVE_OK else { return ARCHIVE_FATAL }
             return archive_read_next_header(archive, &entry)
         }
         isEmpty = status == ARCHIVE_EOF
@@ -43,7 +44,7 @@ final class LibArchiveFilter: CompressionDecoder {
 
     func rewound() -> (any CompressionDecoder)? {
         guard let input = input.rewound() else { return nil }
-        return try? LibArchiveFilter(input: input, compression: compression)
+        return try? LibArchiveFilter(input: input, filter: filter)
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
