@@ -3,9 +3,10 @@ import Glibc
 /// Holds what an archive declares to ``ArchiveReadLimits/maxMemory`` before
 /// libarchive allocates it. libarchive 3.6.2 sets no limit of its own where
 /// a size declared in the archive becomes an allocation:
-/// - the dictionary of an xz, lzma or lzip stream (liblzma's limit is set
-///   to `UINT64_MAX`) and the window of a zstd stream (zstd's default of
-///   128 MiB): these are decoded here instead, by liblzma and libzstd
+/// - the dictionary of an xz, lzma or lzip stream (libarchive gives
+///   liblzma a limit of `UINT64_MAX`) and the window of a zstd stream
+///   (zstd's default of 128 MiB, whatever the budget): these are decoded
+///   here instead, by liblzma and libzstd
 ///   within the limit (``LZMADecoder``, ``ZstdDecoder``); the other
 ///   compressions need fixed memory and are decoded by libarchive in a
 ///   handle of their own (``LibArchiveFilter``), so that the checks below
@@ -20,7 +21,7 @@ import Glibc
 /// libarchive bounds the rest itself: tar's long names and pax headers
 /// (1 MiB), a cpio symlink's target (1 MiB) and the names of the other
 /// cpio variants (256 KiB), zip names (64 KiB), bzip2 blocks (900 KiB), lz4
-/// blocks (4 MiB), deflate and deflate64 windows. With
+/// blocks (4 MiB), deflate windows (32 KiB). With
 /// ``ArchiveReadFormats/libarchiveFilterDetection`` (input that is
 /// trusted), libarchive detects the compressions inside the first itself,
 /// and what it decodes is not looked at.
