@@ -30,9 +30,10 @@ final class ZipMethodCheck: DeclaredSizeCheck {
     }
 
     private let budget: MemoryBudget
-    /// The last bytes looked at, fewer than a signature, and where they end.
+    /// The span of the input looked at since libarchive last sought
+    /// outside it, and its last bytes, fewer than a signature.
+    private var looked: Range<Int64> = 0..<0
     private var carry: [UInt8] = []
-    private var end: Int64 = -1
     private var waiting: [LocalHeader] = []
     private var streams: [XZBlockCheck] = []
 
@@ -54,11 +55,23 @@ final class ZipMethodCheck: DeclaredSizeCheck {
     }
 
     func inspect(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> DeclaredSizeRefusal? {
-        if offset != end {
+        // A seekable zip is read a local header at a time, each from its own
+        // offset: bytes looked at already (and found fine) are passed over.
+        if !(looked.lowerBound...looked.upperBound).contains(offset) {
             // libarchive sought elsewhere: what was gathered is not read on.
-            (carry, waiting, streams) = ([], [], [])
+            (looked, carry, waiting, streams) = (offset..<offset, [], [], [])
         }
-        end = offset + Int64(bytes.count)
+        let end = offset + Int64(bytes.count)
+        guard end > looked.upperBound else { return nil }
+        let fresh = UnsafeRawBufferPointer(rebasing: bytes[Int(looked.upperBound - offset)...])
+        let freshOffset = looked.upperBound
+        looked = looked.lowerBound..<end
+        return inspect(fresh: fresh, at: freshOffset)
+    }
+
+    /// Looks at `bytes`, the input's from `offset` on, which follow what was
+    /// looked at before.
+    private func inspect(fresh bytes: UnsafeRawBufferPointer, at offset: Int64) -> DeclaredSizeRefusal? {
         var found = waiting
         // Signatures that began in the bytes before.
         let joined = carry + bytes.prefix(Self.signature.count - 1)
