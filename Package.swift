@@ -31,7 +31,7 @@ let package = Package(
         // libarchive decodes itself without a limit.
         .systemLibrary(name: "CLZMA", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         // Linux calls that Swift's Glibc module does not export
-        // (renameat2, copy_file_range, syncfs, the *xattr family).
+        // (renameat2, copy_file_range, syncfs, the *xattr family, memmem).
         .target(name: "CFileSystem"),
         // SHA-256 with its state on the stack, on the SHA instructions where
         // the processor has them: manifests hash tens of thousands of short inputs.
@@ -46,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "FileWrapperArchive",
-            dependencies: ["CArchive", "CZstd", "CZlib", "CLZMA", "FileWrapperKit"]
+            dependencies: ["CArchive", "CZstd", "CZlib", "CLZMA", "CFileSystem", "FileWrapperKit"]
         ),
         .target(
             name: "FileWrapperDocument",

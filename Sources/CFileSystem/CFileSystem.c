@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -60,4 +61,8 @@ ssize_t cfs_fgetxattr(int fd, const char *name, void *value, size_t size) {
 }
 int cfs_fsetxattr(int fd, const char *name, const void *value, size_t size) {
     return fsetxattr(fd, name, value, size, 0);
+}
+
+void *cfs_memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen) {
+    return memmem(haystack, haystacklen, needle, needlelen);
 }

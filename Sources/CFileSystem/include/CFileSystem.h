@@ -50,6 +50,9 @@ int cfs_byte_is_locked(int fd, off_t offset);
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size);
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size);
 
+/// memmem(3): the first occurrence of `needle` in `haystack`, or NULL.
+void *cfs_memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
+
 /// The xattr family on an open descriptor.
 ssize_t cfs_flistxattr(int fd, char *list, size_t size);
 ssize_t cfs_fgetxattr(int fd, const char *name, void *value, size_t size);

@@ -38,12 +38,12 @@ final class CpioNameCheck: DeclaredSizeCheck {
         if offset != tailEnd { tail = [] }
         // A header that began in the bytes before and ends in these.
         if !tail.isEmpty {
-            let joined = tail + bytes.prefix(Self.headerSize - 1)
+            let joined = tail + bytes[..<min(bytes.count, Self.headerSize - 1)]
             let refusal = joined.withUnsafeBytes { scan($0, from: offset - Int64(tail.count), startingBefore: tail.count) }
             if let refusal { return refusal }
         }
         if let refusal = scan(bytes, from: offset, startingBefore: bytes.count) { return refusal }
-        tail = Array((tail + bytes.suffix(Self.headerSize - 1)).suffix(Self.headerSize - 1))
+        tail = Array((tail + bytes[max(0, bytes.count - (Self.headerSize - 1))...]).suffix(Self.headerSize - 1))
         tailEnd = offset + Int64(bytes.count)
         return nil
     }

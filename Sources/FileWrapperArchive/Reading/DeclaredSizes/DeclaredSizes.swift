@@ -1,4 +1,4 @@
-import Glibc
+import CFileSystem
 
 /// Holds what an archive declares to ``ArchiveReadLimits/maxMemory`` before
 /// libarchive allocates it. libarchive 3.6.2 sets no limit of its own where
@@ -121,16 +121,11 @@ struct DeclaredSizeRefusal {
 }
 
 extension UnsafeRawBufferPointer {
-    /// Where `pattern` next occurs at or after `start`, found with `memchr`
-    /// and `memcmp` (glibc's `memmem` is not in Swift's Glibc module).
+    /// Where `pattern` next occurs at or after `start` (glibc's `memmem`).
     func firstIndex(of pattern: [UInt8], from start: Int = 0) -> Int? {
-        guard let base = baseAddress, let first = pattern.first else { return nil }
-        var from = start
-        while from + pattern.count <= count, let found = memchr(base + from, CInt(first), count - from - pattern.count + 1) {
-            let at = base.distance(to: UnsafeRawPointer(found))
-            if memcmp(found, pattern, pattern.count) == 0 { return at }
-            from = at + 1
-        }
-        return nil
+        guard let base = baseAddress, start < count,
+              let found = cfs_memmem(base + start, count - start, pattern, pattern.count)
+        else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
     }
 }

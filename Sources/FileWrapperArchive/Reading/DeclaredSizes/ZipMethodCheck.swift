@@ -74,7 +74,7 @@ final class ZipMethodCheck: DeclaredSizeCheck {
     private func inspect(fresh bytes: UnsafeRawBufferPointer, at offset: Int64) -> DeclaredSizeRefusal? {
         var found = waiting
         // Signatures that began in the bytes before.
-        let joined = carry + bytes.prefix(Self.signature.count - 1)
+        let joined = carry + bytes[..<min(bytes.count, Self.signature.count - 1)]
         for start in 0..<carry.count where joined[start...].starts(with: Self.signature) {
             found.append(LocalHeader(start: offset - Int64(carry.count - start), bytes: Array(carry[start...])))
         }
@@ -83,7 +83,7 @@ final class ZipMethodCheck: DeclaredSizeCheck {
             found.append(LocalHeader(start: offset + Int64(at), bytes: []))
             from = at + 1
         }
-        carry = Array((carry + bytes.suffix(Self.signature.count - 1)).suffix(Self.signature.count - 1))
+        carry = Array((carry + bytes[max(0, bytes.count - (Self.signature.count - 1))...]).suffix(Self.signature.count - 1))
         waiting = []
         for var header in found {
             switch judge(&header, gathering: bytes, at: offset) {
