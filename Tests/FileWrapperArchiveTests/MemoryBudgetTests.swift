@@ -10,13 +10,21 @@ import TestSupport
 /// process that stays under the budget and, held to 4 GiB of address
 /// space, is not ended by a failed allocation; an unpack leaves nothing
 /// behind. Each archive declares more than the budget and holds data enough
-/// (300 MiB, or a 1 GiB name) to make libarchive 3.6.2 fill it: read before
-/// the budget, they took 313 MB to 2.6 GB, and the cpio name ended the
-/// process ("failed to allocate 1073741872 bytes"), leaving its temporary.
+/// (300 MiB, or a 1 GiB name; less in a reduced run) to make libarchive
+/// 3.6.2 fill it: read before the budget, they took 313 MB to 2.6 GB, and
+/// the cpio name ended the process ("failed to allocate 1073741872 bytes"),
+/// leaving its temporary.
 @Suite struct MemoryBudgetTests {
     static let budget = 256 << 20
     /// The address space a reading process is held to.
     static let addressSpace = 4 << 30
+    /// MiB of zeros behind a declared dictionary: more than the budget, to
+    /// fill it were the dictionary allocated; a reduced run (under a
+    /// sanitizer, which does not measure memory) refuses the same with 1.
+    static let mebibytes = String(TestSizes.pick(full: 300, reduced: 1))
+    /// The declared length of a cpio name (more than an eighth of the
+    /// budget), all of it there.
+    static let nameLength = TestSizes.pick(full: 1 << 30, reduced: 64 << 20)
 
     /// An archive that declares more memory than the budget, and what its
     /// refusal says.
@@ -30,13 +38,13 @@ import TestSupport
     }
 
     static let hostile = [
-        Hostile(kind: "xz-tar", arguments: ["300", "39"], name: "dictionary-3GiB.tar.xz", words: "decoding the xz stream needs 3221291064 bytes"),
-        Hostile(kind: "zip-lzma", arguments: ["300", "\(3 << 30)"], name: "lzma-dictionary-3GiB.zip", words: "is compressed with LZMA"),
-        Hostile(kind: "zip-xz", arguments: ["300", "39"], name: "xz-second-block-3GiB.zip", words: "is compressed with xz, whose block at byte"),
-        Hostile(kind: "7z-lzma2", arguments: ["300", "39"], name: "lzma2-dictionary-3GiB.7z", words: "coded with LZMA2, which needs 3221291064 bytes"),
+        Hostile(kind: "xz-tar", arguments: [mebibytes, "39"], name: "dictionary-3GiB.tar.xz", words: "decoding the xz stream needs 3221291064 bytes"),
+        Hostile(kind: "zip-lzma", arguments: [mebibytes, "\(3 << 30)"], name: "lzma-dictionary-3GiB.zip", words: "is compressed with LZMA"),
+        Hostile(kind: "zip-xz", arguments: [mebibytes, "39"], name: "xz-second-block-3GiB.zip", words: "is compressed with xz, whose block at byte"),
+        Hostile(kind: "7z-lzma2", arguments: [mebibytes, "39"], name: "lzma2-dictionary-3GiB.7z", words: "coded with LZMA2, which needs 3221291064 bytes"),
         Hostile(kind: "7z-files", arguments: ["30000000"], name: "30-million-files.7z", words: "so many files, folders and streams"),
         Hostile(kind: "cpio-name", arguments: ["\(64 << 20)", "gzip", "-1"], name: "name-64MiB.cpio.gz", words: "declares a name of 67108864 bytes"),
-        Hostile(kind: "cpio-name", arguments: ["\(1 << 30)", "zstd", "-q", "-1"], name: "name-1GiB.cpio.zst", words: "declares a name of 1073741824 bytes"),
+        Hostile(kind: "cpio-name", arguments: ["\(nameLength)", "zstd", "-q", "-1"], name: "long-name.cpio.zst", words: "declares a name of \(nameLength) bytes"),
     ]
 
     /// Each reader of the library, as `fwk-test-child` runs it.
@@ -64,7 +72,7 @@ import TestSupport
     /// A stream that cannot seek (a pipe) is decoded within the budget too.
     @Test func aPipeIsHeldToTheBudget() throws {
         let directory = try TemporaryDirectory()
-        let archive = try HostileArchives.make("xz-tar", ["300", "39"], named: "dictionary-3GiB.tar.xz", in: directory.url)
+        let archive = try HostileArchives.make("xz-tar", [Self.mebibytes, "39"], named: "dictionary-3GiB.tar.xz", in: directory.url)
         let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child").path
         let outcome = try Self.read(["/bin/sh", "-c", "cat \"$1\" | \"$0\" unpack /dev/stdin \"$2\" --peak-memory",
                                      child, archive.path, directory.appending("out").path], direct: true)
