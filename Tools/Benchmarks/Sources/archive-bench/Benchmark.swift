@@ -40,17 +40,22 @@ struct Benchmark {
 
     /// bundle-bench first, so that the wait after it removes its w1 copies
     /// (see `Work.waitForRecentRemovals()`) passes during w2 and w3; then
-    /// the archives and snapshots.
+    /// the archives and snapshots; then the hostile shapes, which need no
+    /// workload (none is generated when they are all that is asked for).
     private func measureEverything(into report: inout Report) throws {
         report.fact("repository", Self.repositoryState)
         report.fact("ours", "`\(options.wrapinspect)`")
         report.fact("peers", try Self.peers())
-        let workloads = try options.common.workloads.map { try work.workload($0, generator: options.common.generator) }
+        let needsWorkloads = options.suites.contains { $0 != .shapes }
+        let workloads = needsWorkloads ? try options.common.workloads.map { try work.workload($0, generator: options.common.generator) } : []
         for workload in workloads { report.fact("workload", workload.summary) }
         let bundle = try runBundleBench()
-        let suites = options.suites.filter { $0 != .bundle }
+        let suites = options.suites.filter { $0 != .bundle && $0 != .shapes }
         if !suites.isEmpty {
             try measureArchivesAndSnapshots(workloads, suites, into: &report)
+        }
+        if options.suites.contains(.shapes) {
+            try ShapeBenchmark(options: options, work: work).measure(into: &report)
         }
         if let bundle { report.merge(bundle) }
     }
@@ -252,7 +257,7 @@ struct Benchmark {
     }
 
     /// `command` measured in `directory`, with the time of the `sync` after it.
-    private static func measureWithSync(_ command: [String], in directory: String) throws -> Sample {
+    static func measureWithSync(_ command: [String], in directory: String) throws -> Sample {
         var sample = try Shell.measure(command, in: directory)
         sample.syncSeconds = try Shell.sync()
         return sample

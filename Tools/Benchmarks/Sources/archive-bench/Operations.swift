@@ -1,6 +1,7 @@
 /// What one group of interleaved operations compares: an archive format,
-/// the snapshot (a manifest, no archive), or bundle-bench's FileWrapper
-/// figures (run as a child, not a group of this program).
+/// the snapshot (a manifest, no archive), bundle-bench's FileWrapper
+/// figures (run as a child, not a group of this program), or the hostile
+/// shapes of issue 20 (``ShapeBenchmark``, on archives of their own).
 enum Suite: String, CaseIterable {
     case tar
     case tarGzip = "tar.gz"
@@ -8,8 +9,9 @@ enum Suite: String, CaseIterable {
     case zip
     case snapshot
     case bundle
+    case shapes
 
-    var isArchive: Bool { self != .snapshot && self != .bundle }
+    var isArchive: Bool { self != .snapshot && self != .bundle && self != .shapes }
 
     /// What `bsdtar -cf ARCHIVE` is given to write this format.
     var bsdtarFlags: [String] {
@@ -28,7 +30,7 @@ enum Suite: String, CaseIterable {
         case .tar: [.ours, .gnuTar, .bsdtar]
         case .tarGzip, .tarZstd: [.ours, .bsdtar]
         case .zip: [.ours, .bsdtar, .infoZip, .zipFoundation]
-        case .snapshot, .bundle: []
+        case .snapshot, .bundle, .shapes: []
         }
     }
 
@@ -39,7 +41,7 @@ enum Suite: String, CaseIterable {
         case .tar: [.gnuTar, .bsdtar]
         case .tarGzip, .tarZstd: [.bsdtar]
         case .zip: [.bsdtar, .infoZip]
-        case .snapshot, .bundle: []
+        case .snapshot, .bundle, .shapes: []
         }
     }
 }

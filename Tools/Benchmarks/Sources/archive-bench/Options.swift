@@ -18,7 +18,9 @@ struct Options {
         \(CommonOptions.usage)
           --formats LIST      comma-separated: tar, tar.gz, tar.zst, zip, snapshot (the
                               manifest against sha256sum), bundle (bundle-bench on w1
-                              and w2); default all
+                              and w2), shapes (the hostile archives of issue 20 from
+                              Tools/make-deep-archives.py, ours against bsdtar, as many
+                              rounds as w2; no workload); default all
           --wrapinspect PATH  ours (default: .build/release/wrapinspect in the repository,
                               which Tools/run-benchmark.sh builds)
           --zipfoundation-zip PATH
