@@ -9,7 +9,7 @@
 # writes the 7z archives of the memory-budget tests. GNU tar and gzip are
 # always there.
 # Also tzdata, for the test that packs under TZ=Asia/Tokyo, and strace, for
-# the test that counts the system calls of an unpack.
+# the tests that count the system calls of an unpack (UnpackShapeTests among them).
 set -euo pipefail
 
 with_test_tools=false
