@@ -29,9 +29,12 @@ struct ShapeBenchmark {
     }
 
     /// Measures every shape, and adds a fact per archive, a target per
-    /// shape, the table and a note to `report`.
+    /// shape, the table and a note to `report`. In a full run this comes
+    /// after w1's trees are removed, so it waits as w1 does (see
+    /// `Work.waitForRecentRemovals()`): both tools make thousands of directories.
     func measure(into report: inout Report) throws {
         let shapes = try generate()
+        work.waitForRecentRemovals()
         for shape in shapes { report.fact("shape", shape.summary) }
         try work.makeFresh(scratch)
         var table = Table("Hostile shapes of issue 20: unpack, ours against bsdtar (medians)", columns: [
@@ -57,7 +60,7 @@ struct ShapeBenchmark {
         try Shell.remove(scratch)
     }
 
-    static let note = "Hostile shapes (issue 20): the archives of `Tools/make-deep-archives.py` at its default sizes (the attacker's), pax tars compressed with xz, written afresh each run; each unpacked by `wrapinspect unpack ARCHIVE DESTINATION` and by `bsdtar -xf ARCHIVE -C DESTINATION` (the directory made beforehand, untimed), each a process of `rusage-exec` with an untimed `sync` after it, the two interleaved: one untimed round, which checks that both trees hold the same names, kinds and symlink targets (`diff -r --no-dereference`), then as many timed rounds as w2 gets, odd ones with bsdtar first; each tree removed after its round, untimed. The target: ours at most 2× bsdtar's median time on each shape."
+    static let note = "Hostile shapes (issue 20): the archives of `Tools/make-deep-archives.py` at its default sizes (the attacker's), pax tars compressed with xz, written afresh each run, measured at least 6 minutes after a benchmark last removed many files (as w1 is); each unpacked by `wrapinspect unpack ARCHIVE DESTINATION` and by `bsdtar -xf ARCHIVE -C DESTINATION` (the directory made beforehand, untimed), each a process of `rusage-exec` with an untimed `sync` after it, the two interleaved: one untimed round, which checks that both trees hold the same names, kinds and symlink targets (`diff -r --no-dereference`), then as many timed rounds as w2 gets, odd ones with bsdtar first; each tree removed after its round, untimed. The target: ours at most 2× bsdtar's median time on each shape."
 
     /// Runs the generator into `archives` and reads its summary lines.
     private func generate() throws -> [Shape] {
