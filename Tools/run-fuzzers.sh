@@ -5,7 +5,8 @@
 #   Tools/run-fuzzers.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # SECONDS_PER_TARGET defaults to 60; TARGET is fuzz-archive, fuzz-plain-tar,
-# fuzz-manifest, fuzz-declarations or fuzz-tree-digest (default: all five). Corpora grow in
+# fuzz-manifest, fuzz-declarations, fuzz-tree-digest or fuzz-unpack (default:
+# all six). Corpora grow in
 # Tools/Fuzz/.build-fuzz/corpus/<target> across runs (kept out of git);
 # crash, timeout, leak and out-of-memory inputs go to the artifacts folder
 # printed at the start. Prints per target: runs, seconds, coverage, result.
@@ -15,7 +16,7 @@ set -euo pipefail
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-archive fuzz-plain-tar fuzz-manifest fuzz-declarations fuzz-tree-digest)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-archive fuzz-plain-tar fuzz-manifest fuzz-declarations fuzz-tree-digest fuzz-unpack)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/Tools/Fuzz"
@@ -67,6 +68,7 @@ seed() {
         fuzz-manifest) seed_manifests "$dir" ;;
         fuzz-declarations) find "$root/Fixtures/Documents" -type f ! -name README.md -exec cp -n {} "$dir/" \; ;;
         fuzz-tree-digest) ;;  # the input is an encoding of our own; libFuzzer starts from nothing
+        fuzz-unpack) python3 "$fuzz/unpack-seeds.py" "$dir" ;;  # programs in its own encoding (shapes, no attack)
         *) echo "unknown target $target" >&2; exit 2 ;;
     esac
 }
@@ -95,6 +97,8 @@ for target in "${targets[@]}"; do
     # -rss_limit_mb; single allocations up to 16 GiB are let through.
     [ "$target" = fuzz-archive ] && extra=(-max_len=65536 -malloc_limit_mb=16384)
     [ "$target" = fuzz-plain-tar ] && extra=(-max_len=65536)
+    # A program of 16 entries fits in a few hundred bytes.
+    [ "$target" = fuzz-unpack ] && extra=(-max_len=512)
     # swift-corelibs-foundation leaks about 1 KB for every property list it
     # cannot parse (Tools/sanitizers/lsan.supp): a declarations run would pass 2 GiB after
     # some 2 million inputs, so it runs in rounds of a million.

@@ -33,6 +33,16 @@ let package = Package(
             name: "fuzz-declarations",
             dependencies: [.product(name: "FileWrapperDocument", package: "FileWrapperKit")]
         ),
+        // A program of entries with colliding names and links, written as a
+        // tar or zip, unpacked to disk; nothing outside the destination may
+        // change and no symlink may lead out (-enable-testing: TreeRemover).
+        .executableTarget(
+            name: "fuzz-unpack",
+            dependencies: [
+                .product(name: "FileWrapperArchive", package: "FileWrapperKit"),
+                .product(name: "FileWrapperKit", package: "FileWrapperKit"),
+            ]
+        ),
         // Entries made from the bytes, fed to ManifestBuilder in several orders.
         .executableTarget(
             name: "fuzz-tree-digest",

@@ -1,0 +1,46 @@
+import FileWrapperArchive
+import Foundation
+import Glibc
+
+/// The tree around the destination, made at the first input.
+nonisolated(unsafe) let surroundings = Surroundings()
+/// With `FUZZ_UNPACK_PRINT` set, each program is printed before it runs
+/// (to read a corpus file or a finding: `fuzz-unpack FILE`).
+let printsPrograms = getenv("FUZZ_UNPACK_PRINT") != nil
+
+/// One libFuzzer input: a program of entries (``UnpackProgram``) written as
+/// a tar or zip by our own writer (``ProgramArchive``), unpacked by
+/// `ArchiveUnpacker` into `dest` inside ``Surroundings``. Refusals are
+/// fine. A trap (so a finding) when:
+/// - anything outside `dest` changed: a sentinel's bytes, mode, links,
+///   times, or a new or missing name, the unpack's temporary included;
+/// - a symlink under `dest` leads out of it (``DestinationCheck``), a file
+///   there is one outside, or a mode keeps bits the unpacker drops;
+/// - the unpack threw something other than an `ArchiveError`, or `dest`
+///   exists after a refusal, or not after a success.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let program = UnpackProgram(UnsafeBufferPointer(start: start, count: size))
+    if printsPrograms { print(program.description) }
+    let archive = ProgramArchive.bytes(program)
+    let fd = RawPath.withCString(surroundings.archive) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+    guard fd >= 0, write(fd, archive, archive.count) == archive.count, close(fd) == 0 else { fatalError("cannot write the archive") }
+
+    var refusal: Error?
+    do {
+        try ArchiveUnpacker.unpack(archiveAt: URL(fileURLWithPath: String(decoding: surroundings.archive, as: UTF8.self)),
+                                   to: URL(fileURLWithPath: String(decoding: surroundings.destination, as: UTF8.self)))
+    } catch {
+        refusal = error
+    }
+    let exists = RawPath.status(surroundings.destination) != nil
+    var problem = surroundings.change(destinationExists: exists)
+    if problem == nil, let refusal, !(refusal is ArchiveError) { problem = "the unpack threw \(type(of: refusal)): \(refusal)" }
+    if problem == nil, exists == (refusal != nil) {
+        problem = refusal.map { "dest exists after a refusal: \($0)" } ?? "dest does not exist after a success"
+    }
+    if problem == nil, exists { problem = DestinationCheck.problem(in: surroundings.destination, outsideInodes: surroundings.inodes) }
+    if let problem { fatalError("\(problem)\n\(program.description)\nrefusal: \(refusal.map { "\($0)" } ?? "none")") }
+    Surroundings.removeTree(Array("dest".utf8), in: surroundings.parent)
+    return 0
+}
