@@ -5,8 +5,11 @@ import Glibc
 /// The tree around the destination, made at the first input.
 nonisolated(unsafe) let surroundings = Surroundings()
 /// With `FUZZ_UNPACK_PRINT` set, each program is printed before it runs
-/// (to read a corpus file or a finding: `fuzz-unpack FILE`).
+/// (to read a corpus file or a finding: `fuzz-unpack FILE`); with
+/// `FUZZ_UNPACK_SAVE=PATH`, its archive is also written to PATH (to make
+/// a finding a fixture of `FuzzRegressionTests`).
 let printsPrograms = getenv("FUZZ_UNPACK_PRINT") != nil
+let savePath = getenv("FUZZ_UNPACK_SAVE").map { Array(String(cString: $0).utf8) }
 
 /// One libFuzzer input: a program of entries (``UnpackProgram``) written as
 /// a tar or zip by our own writer (``ProgramArchive``), unpacked by
@@ -23,8 +26,8 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let program = UnpackProgram(UnsafeBufferPointer(start: start, count: size))
     if printsPrograms { print(program.description) }
     let archive = ProgramArchive.bytes(program)
-    let fd = RawPath.withCString(surroundings.archive) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
-    guard fd >= 0, write(fd, archive, archive.count) == archive.count, close(fd) == 0 else { fatalError("cannot write the archive") }
+    write(archive, to: surroundings.archive)
+    if let savePath { write(archive, to: savePath) }
 
     var refusal: Error?
     do {
@@ -43,4 +46,11 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let problem { fatalError("\(problem)\n\(program.description)\nrefusal: \(refusal.map { "\($0)" } ?? "none")") }
     Surroundings.removeTree(Array("dest".utf8), in: surroundings.parent)
     return 0
+}
+
+func write(_ bytes: [UInt8], to path: [UInt8]) {
+    let fd = RawPath.withCString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+    guard fd >= 0, Glibc.write(fd, bytes, bytes.count) == bytes.count, close(fd) == 0 else {
+        fatalError("cannot write \(UnpackProgram.escaped(path))")
+    }
 }
