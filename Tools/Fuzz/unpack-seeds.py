@@ -10,7 +10,7 @@ starts from shapes, not from attacks.
 import os
 import sys
 
-# Atom slots of UnpackProgram.atoms (0-13 direct; EXTRA + i reads slot 14 and then i).
+# Atom slots of UnpackProgram.atoms (0-13 direct; EXTRA + i reads slot 15 and then i).
 K, KELVIN, k, CAFE_NFC, CAFE_NFD, A_RING, ANGSTROM, A_NFD, DOT, UP, EMPTY, a, b, VICTIM = range(14)
 EXTRA = 100
 LONG_A, LONG_KELVIN, TOO_LONG, CHAIN, UPS, DOTS, P, W, DEST, CAFE_UPPER, A_RING_LOWER, S = (EXTRA + i for i in range(12))
@@ -21,7 +21,7 @@ MODES = [0o755, 0o644, 0, 0o777, 0o4755, 0o2755, 0o1777, 0o700, 0o500, 0o555, 0o
 def atoms(names):
     out = []
     for name in names:
-        out += [14, name - EXTRA] if name >= EXTRA else [name]
+        out += [15, name - EXTRA] if name >= EXTRA else [name]
     return out
 
 

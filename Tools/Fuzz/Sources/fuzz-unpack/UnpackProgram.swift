@@ -31,8 +31,8 @@ struct UnpackProgram {
     var entries: [Entry] = []
 
     /// Names that entries' paths and targets are made of; an atom may hold
-    /// slashes (a chain). The first 16 are picked by one byte, the rest by
-    /// the two escape slots 14 and 15 and a second byte.
+    /// slashes (a chain). The first 14 are picked by one byte, the rest by
+    /// the slots 14 and 15 and a second byte.
     static let atoms: [[UInt8]] = [
         "K", "\u{212A}", "k", "caf\u{E9}", "cafe\u{301}", "\u{C5}", "\u{212B}", "A\u{30A}",
         ".", "..", "", "a", "b", "victim",
@@ -106,18 +106,20 @@ struct UnpackProgram {
         return base + atoms(&input, count: 1 + fresh % 3)
     }
 
-    /// A link target: fresh atoms (rarely absolute), or `..` climbs followed
-    /// by an earlier entry's path, as it is or respelled.
+    /// A link target: fresh atoms (`..` more often than in paths, rarely
+    /// absolute), an earlier entry's name followed by fresh atoms (`s/..`),
+    /// or `..` climbs followed by an earlier entry's path, as it is or
+    /// respelled.
     private func target(_ input: inout Decoder) -> [UInt8] {
         let operation = input.byte()
+        let count = Int(operation >> 2 & 7)
+        if operation & 3 == 0 || entries.isEmpty { return Self.bytes(atoms(&input, count: count, inTarget: true)) }
+        if operation == 0xFF { return [UInt8(ascii: "/")] + Self.bytes(atoms(&input, count: 2, inTarget: true)) }
+        let earlier = earlier(&input)!
         switch operation & 3 {
-        case 0: return Self.bytes(atoms(&input, count: Int(operation >> 2 & 7)))
-        case 3 where operation >> 2 == 63: return [UInt8(ascii: "/")] + Self.bytes(atoms(&input, count: 2))
-        default:
-            guard let earlier = earlier(&input) else { return Self.bytes(atoms(&input, count: Int(operation >> 2 & 7))) }
-            let ups = Array(repeating: 9, count: Int(operation >> 2 & 3))
-            let respelled = operation & 3 == 1 ? earlier.atoms : Self.variant(earlier.atoms, Int(operation >> 4))
-            return Self.bytes(ups + respelled)
+        case 1: return Self.bytes(earlier.atoms.suffix(1) + atoms(&input, count: count % 4, inTarget: true))
+        case 2: return Self.bytes(Array(repeating: 9, count: count % 4) + earlier.atoms)
+        default: return Self.bytes(Array(repeating: 9, count: count % 4) + Self.variant(earlier.atoms, Int(operation >> 5)))
         }
     }
 
@@ -125,10 +127,14 @@ struct UnpackProgram {
         entries.isEmpty ? nil : entries[Int(input.byte()) % entries.count]
     }
 
-    private func atoms(_ input: inout Decoder, count: Int) -> [Int] {
+    /// `count` atoms, a byte each (two for the extras); in a target, slot 14
+    /// is one more `..`.
+    private func atoms(_ input: inout Decoder, count: Int, inTarget: Bool = false) -> [Int] {
         (0..<count).map { _ in
             let slot = Int(input.byte() % 16)
-            return slot < Self.directSlots ? slot : Self.directSlots + Int(input.byte()) % Self.extras.count
+            if slot < Self.directSlots { return slot }
+            if inTarget && slot == 14 { return 9 }
+            return Self.directSlots + Int(input.byte()) % Self.extras.count
         }
     }
 
