@@ -13,15 +13,16 @@ enum DestinationCheck {
         while let directory = pending.popLast() {
             for name in RawPath.names(in: RawPath.join(destination, directory)) ?? [] {
                 let names = directory + [name]
-                let shown = "dest/" + names.map(UnpackProgram.escaped).joined(separator: "/")
-                guard let info = RawPath.status(RawPath.join(destination, names)) else { return "\(shown): lstat failed, errno \(errno)" }
+                // Built only for a report: escaping every name of a deep tree costs more than the unpack.
+                let shown = { "dest/" + names.map(UnpackProgram.escaped).joined(separator: "/") }
+                guard let info = RawPath.status(RawPath.join(destination, names)) else { return "\(shown()): lstat failed, errno \(errno)" }
                 if RawPath.isSymlink(info) {
-                    if let way = leadsOut(names, in: destination) { return "the symlink \(shown) leads out of the destination: \(way)" }
+                    if let way = leadsOut(names, in: destination) { return "the symlink \(shown()) leads out of the destination: \(way)" }
                     continue
                 }
-                guard RawPath.isDirectory(info) || RawPath.isFile(info) else { return "\(shown) is neither a file, a directory nor a symlink" }
-                if info.st_mode & 0o7022 != 0 { return "\(shown) has mode \(String(info.st_mode, radix: 8))" }
-                if outsideInodes.contains(info.st_ino) { return "\(shown) is a file outside the destination (inode \(info.st_ino))" }
+                guard RawPath.isDirectory(info) || RawPath.isFile(info) else { return "\(shown()) is neither a file, a directory nor a symlink" }
+                if info.st_mode & 0o7022 != 0 { return "\(shown()) has mode \(String(info.st_mode, radix: 8))" }
+                if outsideInodes.contains(info.st_ino) { return "\(shown()) is a file outside the destination (inode \(info.st_ino))" }
                 if RawPath.isDirectory(info) { pending.append(names) }
             }
         }
@@ -36,20 +37,26 @@ enum DestinationCheck {
     /// After 40 symlinks the kernel gives up (ELOOP), and so does this.
     static func leadsOut(_ names: [[UInt8]], in destination: [UInt8]) -> String? {
         var position = Array(names.dropLast())
-        var trail = ["\(UnpackProgram.escaped(Array(names.joined(separator: [UInt8(ascii: "/")]))))"]
+        /// Each link followed: where it is and its target; shown only if it leads out.
+        var trail: [(at: [[UInt8]], target: [UInt8])] = []
+        func report(_ why: String) -> String {
+            trail.map { "\"\($0.at.map(UnpackProgram.escaped).joined(separator: "/"))\" -> \"\(UnpackProgram.escaped($0.target))\"" }
+                .joined(separator: ", ") + " (\(why))"
+        }
+        var at = names
         guard var target = RawPath.linkTarget(RawPath.join(destination, names)) else { return nil }
         var pending: [[UInt8]] = []
         var expansions = 1
         var lexical = false
         while true {
-            trail.append("-> \"\(UnpackProgram.escaped(target))\"")
-            if target.first == UInt8(ascii: "/") { return trail.joined(separator: " ") + " (absolute)" }
+            trail.append((at, target))
+            if target.first == UInt8(ascii: "/") { return report("absolute") }
             pending += target.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map(Array.init).reversed()
             var next: [UInt8]?
             while next == nil, let name = pending.popLast() {
                 if name == [UInt8(ascii: ".")] { continue }
                 if name == [UInt8(ascii: "."), UInt8(ascii: ".")] {
-                    guard !position.isEmpty else { return trail.joined(separator: " ") + " (climbs above it)" }
+                    guard !position.isEmpty else { return report("climbs above it") }
                     position.removeLast()
                     continue
                 }
@@ -63,8 +70,8 @@ enum DestinationCheck {
                 if RawPath.isSymlink(info) {
                     expansions += 1
                     guard expansions <= 40, let link = RawPath.linkTarget(path) else { return nil }
+                    at = position
                     position.removeLast()
-                    trail.append("at \"\(position.map(UnpackProgram.escaped).joined(separator: "/"))\"")
                     next = link
                 } else if !RawPath.isDirectory(info), !pending.isEmpty {
                     lexical = true

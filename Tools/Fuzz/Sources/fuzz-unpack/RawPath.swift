@@ -5,7 +5,13 @@ import Glibc
 /// what `lstat` found a directory).
 enum RawPath {
     static func join(_ base: [UInt8], _ names: [[UInt8]]) -> [UInt8] {
-        names.reduce(base) { $0 + [UInt8(ascii: "/")] + $1 }
+        var path = base
+        path.reserveCapacity(names.reduce(base.count) { $0 + 1 + $1.count })
+        for name in names {
+            path.append(UInt8(ascii: "/"))
+            path += name
+        }
+        return path
     }
 
     static func withCString<Result>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Result) -> Result {

@@ -39,6 +39,16 @@ final class Surroundings {
         Sentinel(["w", "p", "K", "a"], contents: "level one K a\n", mode: 0o644),
     ]
 
+    /// The names in each directory of the tree (the root's: `w` and the archive).
+    static let names: [[[UInt8]]: Set<[UInt8]>] = {
+        var names: [[[UInt8]]: Set<[UInt8]>] = [[]: [Array("w".utf8), Array("archive".utf8)]]
+        for sentinel in sentinels {
+            names[Array(sentinel.names.dropLast()), default: []].insert(sentinel.names[sentinel.names.count - 1])
+            if sentinel.contents == nil { names[sentinel.names, default: []].formUnion([]) }
+        }
+        return names
+    }()
+
     /// What `lstat` gave for each sentinel once it was made.
     private var made: [stat] = []
     /// Their inodes: no file of the destination may be one of them.
@@ -80,8 +90,8 @@ final class Surroundings {
     func change(destinationExists: Bool) -> String? {
         for (sentinel, before) in zip(Self.sentinels, made) {
             let path = RawPath.join(root, sentinel.names)
-            let shown = UnpackProgram.escaped(path)
-            guard let after = RawPath.status(path) else { return "\(shown) is gone (errno \(errno))" }
+            let shown = { UnpackProgram.escaped(path) }
+            guard let after = RawPath.status(path) else { return "\(shown()) is gone (errno \(errno))" }
             let isParent = sentinel.names.count == 2 && sentinel.names[1] == Array("p".utf8)
             var differences: [String] = []
             if after.st_mode != before.st_mode { differences.append("mode \(String(before.st_mode, radix: 8)) -> \(String(after.st_mode, radix: 8))") }
@@ -96,14 +106,10 @@ final class Surroundings {
             if let contents = sentinel.contents, RawPath.isFile(after), Self.contents(of: path) != contents {
                 differences.append("contents")
             }
-            if !differences.isEmpty { return "\(shown) changed: \(differences.joined(separator: ", "))" }
+            if !differences.isEmpty { return "\(shown()) changed: \(differences.joined(separator: ", "))" }
         }
         // Names: the sentinels, the archive and (after a success) the destination, nothing else.
-        var expected: [[[UInt8]]: Set<[UInt8]>] = [[]: [Array("w".utf8), Array("archive".utf8)]]
-        for sentinel in Self.sentinels {
-            expected[Array(sentinel.names.dropLast()), default: []].insert(sentinel.names[sentinel.names.count - 1])
-            if sentinel.contents == nil { expected[sentinel.names, default: []].formUnion([]) }
-        }
+        var expected = Self.names
         if destinationExists { expected[[Array("w".utf8), Array("p".utf8)]]!.insert(Array("dest".utf8)) }
         for (names, expectedNames) in expected {
             let path = RawPath.join(root, names)
