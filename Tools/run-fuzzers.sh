@@ -68,7 +68,10 @@ seed() {
         fuzz-manifest) seed_manifests "$dir" ;;
         fuzz-declarations) find "$root/Fixtures/Documents" -type f ! -name README.md -exec cp -n {} "$dir/" \; ;;
         fuzz-tree-digest) ;;  # the input is an encoding of our own; libFuzzer starts from nothing
-        fuzz-unpack) python3 "$fuzz/unpack-seeds.py" "$dir" ;;  # programs in its own encoding (shapes, no attack)
+        fuzz-unpack)
+            # Programs in its own encoding (shapes, no attack), and the findings kept as fixtures.
+            python3 "$fuzz/unpack-seeds.py" "$dir"
+            find "$root/Fixtures/Fuzz/fuzz-unpack" -type f -name '*.program' -exec cp -n {} "$dir/" \; 2>/dev/null || true ;;
         *) echo "unknown target $target" >&2; exit 2 ;;
     esac
 }

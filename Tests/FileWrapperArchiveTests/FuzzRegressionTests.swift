@@ -2,6 +2,7 @@
 import FileWrapperKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Inputs that `Tools/run-fuzzers.sh` found (`Fixtures/Fuzz/TARGET`), each
 /// read as its fuzz target reads it.
@@ -42,5 +43,36 @@ import Testing
             (error as? ArchiveError)?.code == code
         }
         #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    /// The archives of the programs `fuzz-unpack` found
+    /// (`Fixtures/Fuzz/fuzz-unpack/NAME.tar` or `.zip`, written with
+    /// `FUZZ_UNPACK_SAVE` from `NAME.program`, the libFuzzer input).
+    static let unpackFindings: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("fuzz-unpack").path)) ?? []
+        return names.filter { $0.hasSuffix(".tar") || $0.hasSuffix(".zip") }.sorted()
+    }()
+
+    /// Each is unpacked, or refused, as `fuzz-unpack` unpacks it: into
+    /// `w/p/dest` beside files one and two levels up. Nothing outside the
+    /// destination changes (bytes, modes, links, times, names), and no
+    /// symlink in it leads out.
+    @Test(arguments: unpackFindings)
+    func anUnpackChangesNothingOutsideItsDestination(name: String) throws {
+        let directory = try TemporaryDirectory()
+        let surroundings = try SurroundingFiles(in: directory.url)
+        let before = surroundings.snapshot()
+        let archive = Self.fixtures.appendingPathComponent("fuzz-unpack/\(name)")
+
+        let unpacked = (try? ArchiveUnpacker.unpack(archiveAt: archive, to: surroundings.destination)) != nil
+
+        let after = surroundings.snapshot()
+        for path in Set(before.keys).union(after.keys) where before[path] != after[path] {
+            Issue.record("outside the destination, \(PathDisplay.text(path)) changed: \(String(describing: before[path])) -> \(String(describing: after[path]))")
+        }
+        #expect(FileManager.default.fileExists(atPath: surroundings.destination.path) == unpacked)
+        if unpacked {
+            #expect(try CanonicalNameAttackTests.linksLeadingOut(of: surroundings.destination) == [])
+        }
     }
 }

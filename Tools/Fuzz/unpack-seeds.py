@@ -2,7 +2,8 @@
 """Writes seed programs for fuzz-unpack into the folder given: small
 archives in the program encoding of Sources/fuzz-unpack/UnpackProgram.swift
 (names that collide, links between folders, hard links, odd modes, long
-names), each in pax tar, GNU tar and zip. None of them escapes; the fuzzer
+names), each in pax tar, GNU tar and zip, and in pax tar replacing an
+existing destination. None of them escapes; the fuzzer
 starts from shapes, not from attacks.
 
     unpack-seeds.py DIRECTORY
@@ -101,7 +102,8 @@ def main():
     folder = sys.argv[1]
     os.makedirs(folder, exist_ok=True)
     for name, entries in SEEDS.items():
-        for fmt, suffix in ((0, "pax"), (1, "gnu"), (2, "zip")):
+        # 0x40: replacing a destination that is there (pax only).
+        for fmt, suffix in ((0, "pax"), (1, "gnu"), (2, "zip"), (0x40, "pax-replace")):
             with open(os.path.join(folder, f"seed-{name}-{suffix}"), "wb") as f:
                 f.write(program(fmt, entries))
 

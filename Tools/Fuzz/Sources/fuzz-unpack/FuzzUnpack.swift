@@ -20,7 +20,10 @@ let savePath = getenv("FUZZ_UNPACK_SAVE").map { Array(String(cString: $0).utf8) 
 /// - a symlink under `dest` leads out of it (``DestinationCheck``), a file
 ///   there is one outside, or a mode keeps bits the unpacker drops;
 /// - the unpack threw something other than an `ArchiveError`, or `dest`
-///   exists after a refusal, or not after a success.
+///   exists after a refusal, or not after a success;
+/// - with `replacesExisting`, the destination there before (symlinks that
+///   lead out, ``Surroundings/makeOldDestination()``) is changed by a
+///   refusal, or written into rather than replaced.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let program = UnpackProgram(UnsafeBufferPointer(start: start, count: size))
@@ -29,20 +32,33 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     write(archive, to: surroundings.archive)
     if let savePath { write(archive, to: savePath) }
 
+    let oldDestination = program.replacesExisting ? surroundings.makeOldDestination() : nil
     var refusal: Error?
     do {
         try ArchiveUnpacker.unpack(archiveAt: URL(fileURLWithPath: String(decoding: surroundings.archive, as: UTF8.self)),
-                                   to: URL(fileURLWithPath: String(decoding: surroundings.destination, as: UTF8.self)))
+                                   to: URL(fileURLWithPath: String(decoding: surroundings.destination, as: UTF8.self)),
+                                   options: ArchiveUnpackOptions(replacesExisting: program.replacesExisting))
     } catch {
         refusal = error
     }
-    let exists = RawPath.status(surroundings.destination) != nil
-    var problem = surroundings.change(destinationExists: exists)
+    let destination = RawPath.status(surroundings.destination)
+    // After a refusal, a destination that was there is as it was, and none is made.
+    let kept = refusal != nil && oldDestination != nil
+    var problem = surroundings.change(destinationExists: destination != nil)
     if problem == nil, let refusal, !(refusal is ArchiveError) { problem = "the unpack threw \(type(of: refusal)): \(refusal)" }
-    if problem == nil, exists == (refusal != nil) {
+    if problem == nil, (destination != nil) != (refusal == nil || kept) {
         problem = refusal.map { "dest exists after a refusal: \($0)" } ?? "dest does not exist after a success"
     }
-    if problem == nil, exists { problem = DestinationCheck.problem(in: surroundings.destination, outsideInodes: surroundings.inodes) }
+    if problem == nil, kept, destination?.st_ino != oldDestination
+        || Set(RawPath.names(in: surroundings.destination) ?? []) != Surroundings.oldNames {
+        problem = "the destination to be replaced changed, and the unpack was refused"
+    }
+    if problem == nil, refusal == nil, let oldDestination, destination?.st_ino == oldDestination {
+        problem = "the destination was not replaced: the unpack wrote into it"
+    }
+    if problem == nil, destination != nil, !kept {
+        problem = DestinationCheck.problem(in: surroundings.destination, outsideInodes: surroundings.inodes)
+    }
     if let problem { fatalError("\(problem)\n\(program.description)\nrefusal: \(refusal.map { "\($0)" } ?? "none")") }
     Surroundings.removeTree(Array("dest".utf8), in: surroundings.parent)
     return 0

@@ -123,6 +123,28 @@ final class Surroundings {
         return nil
     }
 
+    /// What an unpack that replaces the destination finds there: symlinks
+    /// that lead out (`a -> ../K`, `victim -> ../victim`, `b -> ../../b`)
+    /// and a folder `old` with a file. Returns the folder's inode; a
+    /// replaced destination is a new one.
+    func makeOldDestination() -> ino_t {
+        let old = Array("old".utf8)
+        precondition(RawPath.withCString(destination) { mkdir($0, 0o755) } == 0)
+        precondition(RawPath.withCString(RawPath.join(destination, [old])) { mkdir($0, 0o755) } == 0)
+        write(Array("old\n".utf8), to: RawPath.join(destination, [old, Array("f".utf8)]))
+        for (name, target) in Self.oldLinks {
+            precondition(RawPath.withCString(RawPath.join(destination, [name])) { path in
+                RawPath.withCString(target) { symlink($0, path) }
+            } == 0)
+        }
+        return RawPath.status(destination)!.st_ino
+    }
+
+    static let oldLinks: [([UInt8], [UInt8])] = [("a", "../K"), ("victim", "../victim"), ("b", "../../b")]
+        .map { (Array($0.utf8), Array($1.utf8)) }
+    /// The names in the destination ``makeOldDestination()`` makes.
+    static let oldNames = Set(oldLinks.map(\.0) + [Array("old".utf8)])
+
     static func contents(of path: [UInt8]) -> [UInt8]? {
         let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_NOFOLLOW) }
         guard fd >= 0 else { return nil }

@@ -26,6 +26,9 @@ struct UnpackProgram {
     }
 
     var format: Format
+    /// Whether the unpack replaces an existing destination (one holding
+    /// symlinks that lead out: ``Surroundings/makeOldDestination()``).
+    var replacesExisting: Bool
     /// Whether a zip marks its names as UTF-8 (general purpose flag bit 11).
     var zipNamesAreUTF8: Bool
     var entries: [Entry] = []
@@ -62,7 +65,8 @@ struct UnpackProgram {
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         var input = Decoder(bytes: bytes)
         let header = input.byte()
-        format = Format.allCases[Int(header % 3)]
+        format = Format.allCases[Int(header & 0x3F) % 3]
+        replacesExisting = header & 0x40 != 0
         zipNamesAreUTF8 = header & 0x80 == 0
         let count = Int(input.byte() % 17)
         for _ in 0..<count {
@@ -154,7 +158,7 @@ struct UnpackProgram {
 
     /// The program as text, names escaped, for a finding's report.
     var description: String {
-        var lines = ["\(format)\(format == .zip && !zipNamesAreUTF8 ? " (names not marked UTF-8)" : ""), \(entries.count) entries:"]
+        var lines = ["\(format)\(format == .zip && !zipNamesAreUTF8 ? " (names not marked UTF-8)" : "")\(replacesExisting ? ", replacing dest" : ""), \(entries.count) entries:"]
         for entry in entries {
             var line = "  \(entry.kind) \"\(Self.escaped(entry.path))\" mode \(String(entry.mode, radix: 8)) time \(entry.modified)"
             if entry.kind == .symlink || entry.kind == .hardLink { line += " -> \"\(Self.escaped(entry.target))\"" }
