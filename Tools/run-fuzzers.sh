@@ -127,7 +127,8 @@ for target in "${targets[@]}"; do
     elapsed=$(( $(date +%s) - started ))
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
     files=$(find "$corpus/$target" -type f | wc -l)
-    found=$(find "$out" -type f ! -name fuzz.log | wc -l)
+    # A slow unit (over 10 s, which a loaded machine reaches) is a note, not a finding.
+    found=$(find "$out" -type f ! -name fuzz.log ! -name 'slow-unit-*' | wc -l)
     if [ "$code" -eq 0 ] && [ "$found" -eq 0 ]; then
         result=clean
     else

@@ -45,9 +45,13 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
-    /// The archives of the programs `fuzz-unpack` found
-    /// (`Fixtures/Fuzz/fuzz-unpack/NAME.tar` or `.zip`, written with
-    /// `FUZZ_UNPACK_SAVE` from `NAME.program`, the libFuzzer input).
+    /// The archives of `fuzz-unpack`'s programs kept as fixtures
+    /// (`Fixtures/Fuzz/fuzz-unpack/ARCHIVE`, written with `FUZZ_UNPACK_SAVE`
+    /// from `ARCHIVE.program`, the libFuzzer input, which also seeds its
+    /// corpus). `kelvin-escape` and `kelvin-chmod` are the attacks of issue 20
+    /// (as `CanonicalNameAttackTests` builds them with Python) in the
+    /// target's encoding and written by its writers; the target traps on both
+    /// at commit 0436697 (a link out, and `w/victim` made 0755).
     static let unpackFindings: [String] = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("fuzz-unpack").path)) ?? []
         return names.filter { $0.hasSuffix(".tar") || $0.hasSuffix(".zip") }.sorted()
