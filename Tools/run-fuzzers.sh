@@ -103,8 +103,7 @@ for target in "${targets[@]}"; do
     # A program of 16 entries fits in a few hundred bytes; an attack takes
     # three or more entries, so inputs may be that long from the start
     # (libFuzzer would otherwise begin at 4 bytes and grow them slowly).
-    # Its dictionary holds whole entries in that encoding.
-    [ "$target" = fuzz-unpack ] && extra=(-max_len=512 -len_control=0 -dict="$fuzz/fuzz-unpack.dict")
+    [ "$target" = fuzz-unpack ] && extra=(-max_len=512 -len_control=0)
     # swift-corelibs-foundation leaks about 1 KB for every property list it
     # cannot parse (Tools/sanitizers/lsan.supp): a declarations run would pass 2 GiB after
     # some 2 million inputs, so it runs in rounds of a million.

@@ -4,8 +4,9 @@
 /// KELVIN SIGN and `K`, NFC and NFD), case, `.`/`..`/empty names and long
 /// names and chains. Entries can reuse an earlier entry's folder or path,
 /// as it is or respelled with another member of its atoms' classes, so the
-/// collisions that matter are a few mutations away. Missing bytes read as
-/// zero, so every input decodes.
+/// collisions that matter are a few mutations away (``ProgramMutator``
+/// inserts such entries whole). Missing bytes read as zero, so every
+/// input decodes.
 struct UnpackProgram {
     enum Format: CaseIterable {
         case paxTar, gnuTar, zip
@@ -32,6 +33,8 @@ struct UnpackProgram {
     /// Whether a zip marks its names as UTF-8 (general purpose flag bit 11).
     var zipNamesAreUTF8: Bool
     var entries: [Entry] = []
+    /// Where each entry lies in the input (``ProgramMutator`` moves them).
+    var spans: [Range<Int>] = []
 
     /// Names that entries' paths and targets are made of; an atom may hold
     /// slashes (a chain). The first 14 are picked by one byte, the rest by
@@ -71,7 +74,9 @@ struct UnpackProgram {
         let count = Int(input.byte() % 17)
         for _ in 0..<count {
             guard input.position < bytes.count else { break }
+            let start = input.position
             entries.append(entry(&input))
+            spans.append(start..<min(input.position, bytes.count))
         }
     }
 
@@ -127,8 +132,9 @@ struct UnpackProgram {
         }
     }
 
+    /// An earlier entry, counted back from this one (0: the one before).
     private func earlier(_ input: inout Decoder) -> Entry? {
-        entries.isEmpty ? nil : entries[Int(input.byte()) % entries.count]
+        entries.isEmpty ? nil : entries[entries.count - 1 - Int(input.byte()) % entries.count]
     }
 
     /// `count` atoms, a byte each (two for the extras); in a target, slot 14
