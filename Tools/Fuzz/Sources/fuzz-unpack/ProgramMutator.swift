@@ -14,7 +14,8 @@ public func mutate(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: 
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let spans = bytes.withUnsafeBufferPointer { UnpackProgram($0).spans }
     var entries = spans.map { Array(bytes[$0]) }
-    let position = random.next(entries.count + 1)
+    // At the end half of the time: shapes refer to the entry before them.
+    let position = random.next(2) == 0 ? entries.count : random.next(entries.count + 1)
     switch random.next(4) {
     case 0 where entries.count < 16: entries.insert(ProgramMutator.shapes[random.next(ProgramMutator.shapes.count)], at: position)
     case 1 where entries.count < 16 && !entries.isEmpty: entries.insert(entries[random.next(entries.count)], at: position)
@@ -35,17 +36,20 @@ enum ProgramMutator {
     /// entries in the previous entry's folder spelled another way (`K` and
     /// KELVIN SIGN, NFC and NFD), directories and files in `K` and KELVIN
     /// SIGN, a hard link to the previous entry, a directory of mode 0.
+    /// Each shape's new name differs from those the others make, so that
+    /// they combine without a duplicate: links up are `b`, links through a
+    /// name are `victim`, files are `a`.
     static let shapes: [[UInt8]] = [
-        [0x02, 0x01, 0x00, 0x0B, 0x00, 0x04, 0x09],        // beside the previous: a -> ..
+        [0x02, 0x01, 0x00, 0x0C, 0x00, 0x04, 0x09],        // beside the previous: b -> ..
         [0x02, 0x02, 0x00, 0x0C, 0x00, 0x04, 0x09],        // in its folder respelled: b -> ..
         [0x02, 0x22, 0x00, 0x0C, 0x00, 0x04, 0x09],        // the same, the other respelling
-        [0x02, 0x01, 0x00, 0x0C, 0x00, 0x05, 0x00, 0x09],  // beside the previous: b -> its name/..
-        [0x02, 0x02, 0x00, 0x0B, 0x00, 0x05, 0x00, 0x09],  // in its folder respelled: a -> its name/..
-        [0x02, 0x22, 0x00, 0x0B, 0x00, 0x05, 0x00, 0x09],  // the same, the other respelling
-        [0x02, 0x01, 0x00, 0x0B, 0x00, 0x09, 0x00, 0x09, 0x09],  // a -> its name/../..
-        [0x02, 0x04, 0x0B, 0x00, 0x06, 0x00],              // a -> ../its path
-        [0x01, 0x02, 0x00, 0x0B, 0x00, 0x01, 0x78],        // file in its folder respelled
-        [0x00, 0x03, 0x00, 0x0B, 0x00],                    // directory below its path respelled
+        [0x02, 0x01, 0x00, 0x0D, 0x00, 0x05, 0x00, 0x09],  // beside the previous: victim -> its name/..
+        [0x02, 0x02, 0x00, 0x0D, 0x00, 0x05, 0x00, 0x09],  // in its folder respelled: victim -> its name/..
+        [0x02, 0x22, 0x00, 0x0D, 0x00, 0x05, 0x00, 0x09],  // the same, the other respelling
+        [0x02, 0x01, 0x00, 0x0D, 0x00, 0x09, 0x00, 0x09, 0x09],  // victim -> its name/../..
+        [0x02, 0x04, 0x0C, 0x00, 0x06, 0x00],              // b -> ../its path
+        [0x01, 0x02, 0x00, 0x0B, 0x00, 0x01, 0x78],        // file a in its folder respelled
+        [0x00, 0x03, 0x00, 0x0B, 0x00],                    // directory a below its path respelled
         [0x20, 0x04, 0x00, 0x00],                          // directory K/
         [0x20, 0x04, 0x01, 0x00],                          // directory KELVIN SIGN/
         [0x01, 0x08, 0x01, 0x0B, 0x00, 0x01, 0x78],        // file KELVIN SIGN/a
