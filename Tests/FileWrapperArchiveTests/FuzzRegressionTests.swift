@@ -1,6 +1,7 @@
 @testable import FileWrapperArchive
 import FileWrapperKit
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
@@ -57,6 +58,15 @@ import TestSupport
         return names.filter { $0.hasSuffix(".tar") || $0.hasSuffix(".zip") }.sorted()
     }()
 
+    /// Findings the unpacker does not refuse yet, with why; their checks
+    /// are known issues until it does (and then fail as unneeded).
+    static let unfixedUnpackFindings = [
+        "link-out-through-a-later-symlink.tar": """
+            a -> s/s/../cafe\u{301} while s is missing, then s -> .: the tree marks only s/s, \
+            which the target climbed out of, and takes a symlink at s, which makes a lead to w/p
+            """,
+    ]
+
     /// Each is unpacked, or refused, as `fuzz-unpack` unpacks it: into
     /// `w/p/dest` beside files one and two levels up. Nothing outside the
     /// destination changes (bytes, modes, links, times, names), and no
@@ -75,8 +85,37 @@ import TestSupport
             Issue.record("outside the destination, \(PathDisplay.text(path)) changed: \(String(describing: before[path])) -> \(String(describing: after[path]))")
         }
         #expect(FileManager.default.fileExists(atPath: surroundings.destination.path) == unpacked)
-        if unpacked {
-            #expect(try CanonicalNameAttackTests.linksLeadingOut(of: surroundings.destination) == [])
+        guard unpacked else { return }
+        let leadingOut = try Self.linksLeadingOut(of: surroundings.destination, scratch: directory.url)
+        withKnownIssue(Comment(rawValue: Self.unfixedUnpackFindings[name] ?? "")) {
+            #expect(leadingOut == [])
+        } when: {
+            Self.unfixedUnpackFindings[name] != nil
         }
+    }
+
+    /// The symlinks below `root` that GNU `readlink -m` resolves out of it
+    /// (symlinks followed, names past a missing one taken lexically).
+    static func linksLeadingOut(of root: URL, scratch: URL) throws -> [String] {
+        let resolve = { (path: String) in
+            try Interop.run("readlink", ["-m", path], in: scratch).stdout
+                .trimmingCharacters(in: .newlines)
+        }
+        let top = try resolve(root.path)
+        var leading: [String] = []
+        var pending = [Array(root.path.utf8)]
+        while let directory = pending.popLast() {
+            for name in SurroundingFiles.names(in: directory) {
+                let path = directory + [UInt8(ascii: "/")] + name
+                var info = stat()
+                guard (path + [0]).withUnsafeBufferPointer({ $0.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) } }) == 0
+                else { continue }
+                if info.st_mode & S_IFMT == S_IFDIR { pending.append(path) }
+                guard info.st_mode & S_IFMT == S_IFLNK else { continue }
+                let target = try resolve(String(decoding: path, as: UTF8.self))
+                if target != top, !target.hasPrefix(top + "/") { leading.append("\(PathDisplay.text(path)) -> \(target)") }
+            }
+        }
+        return leading
     }
 }
