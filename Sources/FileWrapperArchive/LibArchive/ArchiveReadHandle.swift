@@ -134,6 +134,9 @@ final class ArchiveReadHandle {
     func nextHeader() throws -> Header? {
         try ArchiveLocale.withUTF8 {
             var entry: OpaquePointer?
+            // libarchive reads `errno` to tell a name it cannot convert from
+            // a failed allocation (ENOMEM), without clearing it first.
+            errno = 0
             let status = archive_read_next_header(archive, &entry)
             if status == ARCHIVE_EOF {
                 try throwIfInputFailed()
