@@ -89,7 +89,8 @@ public enum ArchiveUnpacker {
         let place = try UnpackDestination(destination, archive: archivePath, replacesExisting: options.replacesExisting)
         defer { place.close() }
 
-        let temporary = Replacement.temporaryName(for: place.name, lockingIn: place.parent)
+        let replacement = PendingReplacement(of: place.name, in: place.parent, parentPath: place.parentPath)
+        let temporary = replacement.temporary
         let root = try place.io(entry: nil) {
             try Syscall.makeDirectory(temporary, in: place.parent, mode: 0o700, path: { place.path })
             return OpenDirectory(try Syscall.openDirectory(temporary, in: place.parent, path: { place.path }))
@@ -100,13 +101,13 @@ public enum ArchiveUnpacker {
             // The root's mode (0755, or its own entry's) made no looser than the destination it replaces.
             try place.io(entry: nil) {
                 let given = try Syscall.status(of: root.fd, path: { place.path }).st_mode & 0o7777
-                let mode = Replacement.directoryMode(given, replacing: place.name, in: place.parent)
+                let mode = replacement.directoryMode(given)
                 if mode != given { try Syscall.retrying("fchmod", { place.path }) { fchmod(root.fd, mode) } }
             }
-            try place.moveIntoPlace(temporary)
+            try place.commit(replacement)
             return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes)
         } catch {
-            try? TreeRemover.remove(Array(temporary.utf8), in: place.parent, parentPath: place.parentPath)
+            replacement.discard()
             throw error
         }
     }
@@ -136,7 +137,6 @@ struct UnpackDestination {
             try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
         }
         if !replacesExisting, exists() { throw alreadyExists() }
-        Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
     }
 
     func close() {
@@ -153,18 +153,13 @@ struct UnpackDestination {
                      message: "\(path) already exists")
     }
 
-    /// Renames the finished `temporary` to the destination's name: over
-    /// what is there only when replacing was asked for, and then the old
-    /// tree is removed.
-    func moveIntoPlace(_ temporary: String) throws {
-        if replacesExisting {
-            let replaced = try io(entry: nil) { try Replacement.swap(temporary, into: name, in: parent, parentPath: parentPath) }
-            if let replaced { try? TreeRemover.remove(Array(replaced.utf8), in: parent, parentPath: parentPath) }
-            return
-        }
+    /// Puts the finished tree of `replacement` in place: over what is there
+    /// only when replacing was asked for. Left to the kernel's writeback
+    /// (``Durability/deferred``), as tar and unzip leave what they unpack.
+    func commit(_ replacement: PendingReplacement) throws {
         do {
-            try Replacement.move(temporary, toNew: name, in: parent, parentPath: parentPath)
-        } catch let error where error.errno?.rawValue == EEXIST {
+            try replacement.commit(.deferred, overwriting: replacesExisting)
+        } catch let error where error.errno?.rawValue == EEXIST && !replacesExisting {
             throw alreadyExists()
         } catch {
             throw ArchiveError(.io, archive: archive, message: error.description)

@@ -25,7 +25,8 @@ public enum ArchiveWriter {
     }
 
     /// Writes the archive at `url` under a temporary name beside it with
-    /// what `body` gives the writer, flushes it and swaps it into place.
+    /// what `body` gives the writer and swaps it into place, both on the
+    /// disk before it returns (``Durability/synced``).
     static func writeReplacing(
         _ url: URL, options: ArchiveWriteOptions, _ body: (any ArchiveEntryWriter) throws -> Void
     ) throws {
@@ -40,9 +41,8 @@ public enum ArchiveWriter {
         if fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0, existing.st_mode & S_IFMT == S_IFDIR {
             throw ArchiveError(.io, archive: archive, message: "is a directory; an archive is written only over a file")
         }
-        let (temporary, fd) = try ArchiveError.io(archive: archive) {
-            try Replacement.createFile(replacing: name, in: parent, parentPath: parentPath)
-        }
+        let replacement = PendingReplacement(of: name, in: parent, parentPath: parentPath)
+        let fd = try ArchiveError.io(archive: archive) { try replacement.createFile() }
         do {
             defer { Syscall.close(fd) }
             // Through a sink like any other, so that a failed write (a full
@@ -55,14 +55,9 @@ public enum ArchiveWriter {
             }
             try body(writer)
             try writer.close()
-            let replaced = try ArchiveError.io(archive: archive) {
-                try Syscall.retrying("fsync", { url.path }) { fsync(fd) }
-                return try Replacement.swap(temporary, into: name, in: parent, parentPath: parentPath)
-            }
-            // The new archive is in place; what is left of the old one, the next write removes.
-            if let replaced { unlinkat(parent, replaced, 0) }
+            try ArchiveError.io(archive: archive) { try replacement.commit(.synced, file: fd) }
         } catch {
-            unlinkat(parent, temporary, 0)
+            replacement.discard()
             throw error
         }
     }

@@ -2,9 +2,9 @@ import CFileSystem
 import Glibc
 import SystemPackage
 
-/// Saving beside a destination and swapping into place: temporary names a
-/// later save recognises, removal of what a dead writer left, the modes a
-/// replacement keeps, and the swap.
+/// The parts of ``PendingReplacement``, the one way writers replace an
+/// item: temporary names a later save recognises, removal of what a dead
+/// writer left, the modes a replacement keeps, and the swap.
 ///
 /// A temporary is named `.<name>.fwk-save-<pid>-<key>`. Before it exists,
 /// its writer locks byte `<key>` of the directory that holds it, through
@@ -42,42 +42,6 @@ package enum Replacement {
             else { continue }
             try? TreeRemover.remove(entry, in: parent, parentPath: parentPath)
         }
-    }
-
-    /// Creates the temporary file that will replace `name` in `parent`,
-    /// after removing what dead writers left, and returns its name (locked
-    /// as ``temporaryName(for:lockingIn:)`` locks it) and a descriptor open
-    /// for writing (`openat` with `O_CREAT | O_EXCL | O_NOFOLLOW`). It takes
-    /// the permission bits of the regular file at `name` if there is one,
-    /// set (`fchmod`) before anything is written, so that the replacement of
-    /// a private file is never readable by others; else those of any new
-    /// file (0666 less the umask).
-    package static func createFile(replacing name: String, in parent: CInt, parentPath: String) throws(FileWrapperError) -> (name: String, fd: CInt) {
-        removeLeftovers(of: name, in: parent, parentPath: parentPath)
-        let path = { PathDisplay.join(parentPath, [name]) }
-        var existing = stat()
-        let replacesFile = fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && InodeKind(mode: existing.st_mode) == .regularFile
-        let temporary = temporaryName(for: name, lockingIn: parent)
-        let fd = try Syscall.open(temporary, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: replacesFile ? 0o600 : 0o666, path: path)
-        guard replacesFile else { return (temporary, fd) }
-        do throws(FileWrapperError) {
-            try Syscall.retrying("fchmod", path) { fchmod(fd, existing.st_mode & 0o777) }
-            return (temporary, fd)
-        } catch {
-            Syscall.close(fd)
-            unlinkat(parent, temporary, 0)
-            throw error
-        }
-    }
-
-    /// The permission bits for a directory that will replace `name` in
-    /// `parent`: `mode` less what the directory now there withholds (the
-    /// stricter of the two), so that a private directory stays private;
-    /// `mode` when no directory is there.
-    package static func directoryMode(_ mode: mode_t, replacing name: String, in parent: CInt) -> mode_t {
-        var existing = stat()
-        guard fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0, InodeKind(mode: existing.st_mode) == .directory else { return mode }
-        return mode & existing.st_mode & 0o777
     }
 
     /// Puts `temporary` in place of `name`, atomically where the file system

@@ -9,10 +9,11 @@ extension FileWrapper {
     /// - The new item is built beside `url` under a temporary name and
     ///   swapped into place (`renameat2` with `RENAME_EXCHANGE`), so an
     ///   existing item is replaced only once the new one is complete. With
-    ///   `.atomic` the new item is also flushed to the disk (`syncfs`) before
-    ///   the swap: killed at any instant, `url` holds the old item or the new
-    ///   one, whole. Without it, and with nothing at `url`, the item is
-    ///   written in place.
+    ///   `.atomic` the replacement is ``Durability/synced``: the new item
+    ///   reaches the disk (`syncfs`) before the swap and the swap after it
+    ///   (`fsync` of the parent): killed or cut off at any instant, `url`
+    ///   holds the old item or the new one, whole. Without it, and with
+    ///   nothing at `url`, the item is written in place.
     /// - Temporaries that earlier saves of `url` left behind when their
     ///   process died are removed first.
     /// - With `originalContentsURL`, the regular files that were read from
@@ -42,29 +43,21 @@ extension FileWrapper {
         }
         defer { if let original { Syscall.close(original.directory) } }
 
-        Replacement.removeLeftovers(of: name, in: parent, parentPath: parentPath)
+        let replacement = PendingReplacement(of: name, in: parent, parentPath: parentPath)
         let exists = (try? Syscall.status(of: name, in: parent, path: { path })) != nil
         let atomic = options.contains(.atomic)
-        let target = atomic || exists ? Replacement.temporaryName(for: name, lockingIn: parent) : name
-
-        let outcome = try TreeWriter(finalPath: path).write(self, as: target, in: parent, parentPath: parentPath, original: original)
-        if target != name {
-            let replaced: String?
-            do throws(FileWrapperError) {
-                if atomic {
-                    try Syscall.retrying("syncfs", { parentPath }) { cfs_syncfs(parent) }
-                }
-                replaced = try Replacement.swap(target, into: name, in: parent, parentPath: parentPath)
+        let writer = TreeWriter(finalPath: path)
+        let outcome: TreeWriter.Outcome
+        if atomic || exists {
+            do {
+                outcome = try writer.write(self, as: replacement.temporary, in: parent, parentPath: parentPath, original: original)
+                try replacement.commit(atomic ? .synced : .deferred)
             } catch {
-                try? TreeRemover.remove(Array(target.utf8), in: parent, parentPath: parentPath)
+                replacement.discard()
                 throw error
             }
-            if atomic {
-                try Syscall.retrying("fsync", { parentPath }) { Glibc.fsync(parent) }
-            }
-            if let replaced {
-                try? TreeRemover.remove(Array(replaced.utf8), in: parent, parentPath: parentPath)
-            }
+        } else {
+            outcome = try writer.write(self, as: name, in: parent, parentPath: parentPath, original: original)
         }
 
         for (wrapper, file) in outcome.files {

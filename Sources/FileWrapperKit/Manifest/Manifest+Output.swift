@@ -13,11 +13,11 @@ extension Manifest {
 
     /// Writes the manifest file in `format` to `path`, streaming. A regular
     /// file (or nothing) there is replaced atomically: the manifest is
-    /// written under a temporary name beside it, flushed to the disk
-    /// (`fsync`, its writeback started every mebibyte on the way) and
-    /// renamed over it, so that a reader finds the old file or the new one,
-    /// whole, with the old file's permission bits; temporaries a killed
-    /// process left are removed first.
+    /// written under a temporary name beside it (its writeback started
+    /// every mebibyte) and swapped in, both on the disk before it returns
+    /// (``Durability/synced``), so that a reader finds the old file or the
+    /// new one, whole, with the old file's permission bits; temporaries a
+    /// killed process left are removed first.
     /// Anything else (a device such as `/dev/null`, a pipe, a symbolic
     /// link) is opened and written through, never replaced.
     package func write(as format: ManifestFileFormat, toFileAt path: String) throws(FileWrapperError) {
@@ -31,7 +31,8 @@ extension Manifest {
             try write(as: format, to: fd, path: path)
             return
         }
-        let (temporary, fd) = try Replacement.createFile(replacing: name, in: parent, parentPath: parentPath)
+        let replacement = PendingReplacement(of: name, in: parent, parentPath: parentPath)
+        let fd = try replacement.createFile()
         do throws(FileWrapperError) {
             defer { Syscall.close(fd) }
             var writeback = WritebackStarter(fd: fd, stride: 1 << 20)
@@ -39,10 +40,9 @@ extension Manifest {
                 try Syscall.writeAll(piece, to: fd, path: { path })
                 writeback.wrote(piece.count)
             }
-            try Syscall.retrying("fsync", { path }) { fsync(fd) }
-            try Syscall.retrying("renameat", { path }) { renameat(parent, temporary, parent, name) }
+            try replacement.commit(.synced, file: fd)
         } catch {
-            unlinkat(parent, temporary, 0)
+            replacement.discard()
             throw error
         }
     }
