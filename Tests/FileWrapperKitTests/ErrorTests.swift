@@ -17,6 +17,19 @@ import TestSupport
         #expect(bridged.code == CocoaError.fileReadNoSuchFile.rawValue)
     }
 
+    /// A failed call that changes the file system is a Cocoa write error,
+    /// one that only looks a read error, as Foundation reports them. The
+    /// set of writing calls was a list of names, which missed `renameat`,
+    /// `fchownat` and `fchmodat`; each call now says which it is.
+    @Test(arguments: [("renameat", true), ("renameat2", true), ("fchownat", true), ("fchmodat", true), ("openat(create)", true),
+                      ("openat", false), ("fstatat", false), ("readlinkat", false), ("getxattr", false)])
+    func aFailedCallIsAReadOrWriteErrorByWhatItDoes(call: String, writes: Bool) throws {
+        let systemCall = try #require(SystemCall(rawValue: call))
+        let error = FileWrapperError(systemCall: systemCall, path: "/x", errno: .permissionDenied)
+        #expect(error.systemCall == call)
+        #expect((error as NSError).code == (writes ? CocoaError.fileWriteNoPermission : CocoaError.fileReadNoPermission).rawValue)
+    }
+
     @Test func aFileWhereADirectoryWasExpected() throws {
         let directory = try TemporaryDirectory()
         let file = directory.appending("plain.txt")

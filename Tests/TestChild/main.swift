@@ -15,6 +15,10 @@
 //   fwk-test-child save-while-threads-block DOCUMENT
 //                                                  save a new text document as DOCUMENT while a task per core blocks
 //
+// With --fault=CALL:N:WHAT, the N-th call of CALL through the library's
+// system-call funnel fails with WHAT (an errno name such as ENOSPC, EIO,
+// EINTR) or, with WHAT = kill, the process is killed there (FaultInjection).
+//
 // With --announce-start, every command first prints "started" and a newline
 // on standard output, so that a test can time (and kill) the operation
 // itself rather than the process's start. With --peak-memory, every command
@@ -22,6 +26,7 @@
 // resident memory in KiB (`VmHWM`), whether it failed or not.
 //
 // Exits 0 on success; on error prints the error on standard error and exits 2.
+import FileWrapperKit
 import Foundation
 
 let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [String], _ flags: Set<String>) async throws -> Void)] = [
@@ -41,6 +46,13 @@ guard let name = arguments.first, let command = commands[name], arguments.count 
     let usage = commands.keys.sorted().map { "fwk-test-child " + commands[$0]!.usage }.joined(separator: "\n")
     FileHandle.standardError.write(Data("usage:\n\(usage)\n".utf8))
     exit(2)
+}
+if let fault = flags.first(where: { $0.hasPrefix("--fault=") }) {
+    guard let plan = FaultInjection.Plan(String(fault.dropFirst("--fault=".count))) else {
+        FileHandle.standardError.write(Data("unknown fault \(fault); want --fault=CALL:N:ERRNO or --fault=CALL:N:kill\n".utf8))
+        exit(2)
+    }
+    FaultInjection.arm(plan)
 }
 if flags.contains("--announce-start") {
     FileHandle.standardOutput.write(Data("started\n".utf8))

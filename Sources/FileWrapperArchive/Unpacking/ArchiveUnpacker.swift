@@ -102,7 +102,7 @@ public enum ArchiveUnpacker {
             try place.io(entry: nil) {
                 let given = try Syscall.status(of: root.fd, path: { place.path }).st_mode & 0o7777
                 let mode = replacement.directoryMode(given)
-                if mode != given { try Syscall.retrying("fchmod", { place.path }) { fchmod(root.fd, mode) } }
+                if mode != given { try Syscall.retrying(.fchmod, { place.path }) { fchmod(root.fd, mode) } }
             }
             try place.commit(replacement)
             return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes)

@@ -144,7 +144,7 @@ final class Extraction {
             try place.io(entry: path) {
                 try Syscall.makeSymbolicLink(name.text, in: parent.directory.fd, target: target, path: display)
                 let times = [Syscall.omitTime, modified]
-                try Syscall.retrying("utimensat", display) { utimensat(parent.directory.fd, name.text, times, AT_SYMLINK_NOFOLLOW) }
+                try Syscall.retrying(.utimensat, display) { utimensat(parent.directory.fd, name.text, times, AT_SYMLINK_NOFOLLOW) }
             }
         }
     }
@@ -310,10 +310,10 @@ final class Extraction {
             try place.io(entry: names.map(\.text).joined(separator: "/")) {
                 let directory = try directories.directory(names[...])
                 let display = { PathDisplay.join(self.place.path, names.map(\.text)) }
-                try Syscall.retrying("fchmod", display) { fchmod(directory.fd, node.mode) }
+                try Syscall.retrying(.fchmod, display) { fchmod(directory.fd, node.mode) }
                 if let modified = node.modified {
                     let times = [Syscall.omitTime, modified]
-                    try Syscall.retrying("futimens", display) { futimens(directory.fd, times) }
+                    try Syscall.retrying(.futimens, display) { futimens(directory.fd, times) }
                 }
             }
         }

@@ -37,9 +37,9 @@ struct NewFile: Sendable {
     /// Gives the written file its mode, unless it was created with it, and
     /// its time (`fchmod`, `futimens`).
     func finish(_ fd: CInt, path: Syscall.Path) throws(FileWrapperError) {
-        if !isCreatedWithMode { try Syscall.retrying("fchmod", path) { fchmod(fd, mode) } }
+        if !isCreatedWithMode { try Syscall.retrying(.fchmod, path) { fchmod(fd, mode) } }
         let times = [Syscall.omitTime, modified]
-        try Syscall.retrying("futimens", path) { futimens(fd, times) }
+        try Syscall.retrying(.futimens, path) { futimens(fd, times) }
     }
 
     /// The process's umask, as the kernel shows it in /proc/self/status

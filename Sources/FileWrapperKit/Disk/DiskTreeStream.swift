@@ -400,7 +400,7 @@ package final class DiskTreeStream: @unchecked Sendable {
     ) throws(FileWrapperError) -> Bool {
         var filled = 0
         while filled < buffer.count {
-            let count = try Syscall.retrying("read", display) { Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled) }
+            let count = try Syscall.retrying(.read, display) { Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled) }
             if count == 0 { break }
             filled += count
             if filled == size { break }

@@ -56,10 +56,10 @@ enum ExtendedAttributes {
     static func read(_ target: Target, displayPath: Syscall.Path) throws(FileWrapperError) -> [String: Data] {
         var names: [UInt8] = []
         while true {
-            let size = try tolerant("listxattr", displayPath) { target.list(nil, 0) }
+            let size = try tolerant(.listxattr, displayPath) { target.list(nil, 0) }
             guard size > 0 else { return [:] }
             names = [UInt8](repeating: 0, count: size)
-            let filled = try tolerant("listxattr", displayPath) {
+            let filled = try tolerant(.listxattr, displayPath) {
                 names.withUnsafeMutableBytes { target.list($0.baseAddress!.assumingMemoryBound(to: CChar.self), size) }
             }
             if filled >= 0 {
@@ -72,10 +72,10 @@ enum ExtendedAttributes {
             let attributeName = String(decoding: rawName, as: UTF8.self)
             guard attributeName.hasPrefix(namespace) else { continue }
             while true {
-                let size = try tolerant("getxattr", displayPath) { target.value(attributeName, nil, 0) }
+                let size = try tolerant(.getxattr, displayPath) { target.value(attributeName, nil, 0) }
                 guard size >= 0 else { break }
                 var value = Data(count: size)
-                let filled = try tolerant("getxattr", displayPath) {
+                let filled = try tolerant(.getxattr, displayPath) {
                     value.withUnsafeMutableBytes { target.value(attributeName, $0.baseAddress, size) }
                 }
                 if filled >= 0 {
@@ -90,7 +90,7 @@ enum ExtendedAttributes {
     /// Sets each attribute on the open file `fd`.
     static func write(_ attributes: [String: Data], to fd: CInt, path: Syscall.Path) throws(FileWrapperError) {
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            try Syscall.retrying("fsetxattr", { path() + " [\(name)]" }) {
+            try Syscall.retrying(.fsetxattr, { path() + " [\(name)]" }) {
                 value.withUnsafeBytes { cfs_fsetxattr(fd, name, $0.baseAddress, $0.count) }
             }
         }
@@ -99,9 +99,9 @@ enum ExtendedAttributes {
     /// Runs a listing or reading call; a file system without extended
     /// attributes, or an attribute removed meanwhile, counts as none (0),
     /// and a buffer that became too small asks for another try (-1).
-    private static func tolerant(_ call: String, _ path: Syscall.Path, _ body: () -> Int) throws(FileWrapperError) -> Int {
+    private static func tolerant(_ call: SystemCall, _ path: Syscall.Path, _ body: () -> Int) throws(FileWrapperError) -> Int {
         while true {
-            let result = body()
+            let result = Syscall.invoke(call, body)
             if result >= 0 { return result }
             switch Glibc.errno {
             case EINTR: continue

@@ -49,7 +49,7 @@ package struct PendingReplacement {
         let fd = try Syscall.open(temporary, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: replacesFile ? 0o600 : 0o666, path: path)
         guard replacesFile else { return fd }
         do throws(FileWrapperError) {
-            try Syscall.retrying("fchmod", path) { fchmod(fd, existing.st_mode & 0o777) }
+            try Syscall.retrying(.fchmod, path) { fchmod(fd, existing.st_mode & 0o777) }
             return fd
         } catch {
             Syscall.close(fd)
@@ -79,9 +79,9 @@ package struct PendingReplacement {
     package func commit(_ durability: Durability, file: CInt? = nil, overwriting: Bool = true) throws(FileWrapperError) {
         if durability == .synced {
             if let file {
-                try Syscall.retrying("fsync", { self.path }) { fsync(file) }
+                try Syscall.retrying(.fsync, { self.path }) { fsync(file) }
             } else {
-                try Syscall.retrying("syncfs", { self.parentPath }) { cfs_syncfs(parent) }
+                try Syscall.retrying(.syncfs, { self.parentPath }) { cfs_syncfs(parent) }
             }
         }
         let replaced: String?
@@ -96,7 +96,7 @@ package struct PendingReplacement {
             if let replaced { try? TreeRemover.remove(Array(replaced.utf8), in: parent, parentPath: parentPath) }
         }
         if durability == .synced {
-            try Syscall.retrying("fsync", { self.parentPath }) { fsync(parent) }
+            try Syscall.retrying(.fsync, { self.parentPath }) { fsync(parent) }
         }
     }
 

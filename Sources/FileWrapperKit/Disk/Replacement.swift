@@ -51,24 +51,24 @@ package enum Replacement {
     package static func swap(_ temporary: String, into name: String, in parent: CInt, parentPath: String) throws(FileWrapperError) -> String? {
         let path = { PathDisplay.join(parentPath, [name]) }
         while true {
-            if cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_EXCHANGE) == 0 {
+            if Syscall.invoke(.renameat2, { cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_EXCHANGE) }) == 0 {
                 return temporary
             }
             switch Glibc.errno {
             case EINTR:
                 continue
             case ENOENT:
-                if cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_NOREPLACE) == 0 { return nil }
+                if Syscall.invoke(.renameat2, { cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_NOREPLACE) }) == 0 { return nil }
                 if Glibc.errno == EEXIST || Glibc.errno == EINTR { continue }
                 if Glibc.errno == EINVAL || Glibc.errno == ENOSYS {
-                    try Syscall.retrying("renameat", path) { Glibc.renameat(parent, temporary, parent, name) }
+                    try Syscall.retrying(.renameat, path) { Glibc.renameat(parent, temporary, parent, name) }
                     return nil
                 }
-                throw FileWrapperError(systemCall: "renameat2", path: path(), errno: Errno(rawValue: Glibc.errno))
+                throw FileWrapperError(systemCall: .renameat2, path: path(), errno: Errno(rawValue: Glibc.errno))
             case EINVAL, ENOSYS:
                 return try swapWithoutExchange(temporary, into: name, in: parent, path: path)
             case let code:
-                throw FileWrapperError(systemCall: "renameat2", path: path(), errno: Errno(rawValue: code))
+                throw FileWrapperError(systemCall: .renameat2, path: path(), errno: Errno(rawValue: code))
             }
         }
     }
@@ -79,19 +79,19 @@ package enum Replacement {
     /// in for it.
     package static func move(_ temporary: String, toNew name: String, in parent: CInt, parentPath: String) throws(FileWrapperError) {
         let path = { PathDisplay.join(parentPath, [name]) }
-        while cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_NOREPLACE) != 0 {
+        while Syscall.invoke(.renameat2, { cfs_renameat2(parent, temporary, parent, name, cfs_RENAME_NOREPLACE) }) != 0 {
             switch Glibc.errno {
             case EINTR:
                 continue
             case EINVAL, ENOSYS:
                 var info = stat()
                 guard Glibc.fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) != 0 else {
-                    throw FileWrapperError(systemCall: "renameat", path: path(), errno: .fileExists)
+                    throw FileWrapperError(systemCall: .renameat, path: path(), errno: .fileExists)
                 }
-                try Syscall.retrying("renameat", path) { Glibc.renameat(parent, temporary, parent, name) }
+                try Syscall.retrying(.renameat, path) { Glibc.renameat(parent, temporary, parent, name) }
                 return
             case let code:
-                throw FileWrapperError(systemCall: "renameat2", path: path(), errno: Errno(rawValue: code))
+                throw FileWrapperError(systemCall: .renameat2, path: path(), errno: Errno(rawValue: code))
             }
         }
     }
@@ -105,12 +105,12 @@ package enum Replacement {
         let existing = try Syscall.status(of: name, in: parent, path: path)
         let replacement = try Syscall.status(of: temporary, in: parent, path: path)
         if InodeKind(mode: existing.st_mode) != .directory, InodeKind(mode: replacement.st_mode) != .directory {
-            try Syscall.retrying("renameat", path) { Glibc.renameat(parent, temporary, parent, name) }
+            try Syscall.retrying(.renameat, path) { Glibc.renameat(parent, temporary, parent, name) }
             return nil
         }
         let aside = temporaryName(for: name, lockingIn: parent)
-        try Syscall.retrying("renameat", path) { Glibc.renameat(parent, name, parent, aside) }
-        try Syscall.retrying("renameat", path) { Glibc.renameat(parent, temporary, parent, name) }
+        try Syscall.retrying(.renameat, path) { Glibc.renameat(parent, name, parent, aside) }
+        try Syscall.retrying(.renameat, path) { Glibc.renameat(parent, temporary, parent, name) }
         return aside
     }
 

@@ -12,14 +12,25 @@ import SystemPackage
 package enum Syscall {
     package typealias Path = () -> String
 
+    /// Makes `call` once: `body` makes it and returns its result, -1 with
+    /// the cause in `errno` on failure. Where a test armed a fault for this
+    /// call (``FaultInjection``), the fault happens instead.
+    package static func invoke<Result: FixedWidthInteger>(_ call: SystemCall, _ body: () -> Result) -> Result {
+        if FaultInjection.isArmed, let code = FaultInjection.take(call) {
+            Glibc.errno = code
+            return -1
+        }
+        return body()
+    }
+
     /// Runs `body` until it succeeds or fails with something other than
     /// `EINTR`; -1 means failure, with the cause in `errno`.
     @discardableResult
     package static func retrying<Result: FixedWidthInteger>(
-        _ call: String, _ path: Path, _ body: () -> Result
+        _ call: SystemCall, _ path: Path, _ body: () -> Result
     ) throws(FileWrapperError) -> Result {
         while true {
-            let result = body()
+            let result = invoke(call, body)
             if result != -1 { return result }
             let code = Glibc.errno
             if code == EINTR { continue }
@@ -31,7 +42,7 @@ package enum Syscall {
     package static func open(
         _ name: String, in directory: CInt, flags: CInt, mode: mode_t = 0, path: Path
     ) throws(FileWrapperError) -> CInt {
-        let call = flags & O_CREAT != 0 ? "openat(create)" : "openat"
+        let call: SystemCall = flags & O_CREAT != 0 ? .openatCreate : .openat
         return try retrying(call, path) { Glibc.openat(directory, name, flags | O_CLOEXEC, mode) }
     }
 
@@ -49,7 +60,7 @@ package enum Syscall {
     package static func open(
         cName name: UnsafePointer<CChar>, in directory: CInt, flags: CInt, path: Path
     ) throws(FileWrapperError) -> CInt {
-        try retrying("openat", path) { Glibc.openat(directory, name, flags | O_CLOEXEC) }
+        try retrying(.openat, path) { Glibc.openat(directory, name, flags | O_CLOEXEC) }
     }
 
     /// Opens a directory without following a symlink in its last component.
@@ -72,14 +83,14 @@ package enum Syscall {
         var fd = directory
         for piece in pieces {
             let next = try withCName(piece) { cPath throws(FileWrapperError) in
-                try retrying(hasOpenBeneath ? "openat2" : "openat", display) {
+                try retrying(hasOpenBeneath ? .openat2 : .openat, display) {
                     hasOpenBeneath ? cfs_open_beneath(fd, cPath, flags) : Glibc.openat(fd, cPath, flags | O_CLOEXEC)
                 }
             }
             if fd != directory { close(fd) }
             fd = next
         }
-        return fd == directory ? try retrying("dup", display) { Glibc.dup(directory) } : fd
+        return fd == directory ? try retrying(.dup, display) { Glibc.dup(directory) } : fd
     }
 
     /// The most bytes of a path given to one `openat2`: below `PATH_MAX`.
@@ -120,7 +131,7 @@ package enum Syscall {
     /// `fstatat(2)` without following a final symlink.
     package static func status(of name: String, in directory: CInt, path: Path) throws(FileWrapperError) -> stat {
         var info = stat()
-        try retrying("fstatat", path) { Glibc.fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) }
+        try retrying(.fstatat, path) { Glibc.fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) }
         return info
     }
 
@@ -128,7 +139,7 @@ package enum Syscall {
     package static func status(ofBytes name: [UInt8], in directory: CInt, path: Path) throws(FileWrapperError) -> stat {
         var info = stat()
         try withCName(name) { cName throws(FileWrapperError) in
-            try retrying("fstatat", path) { Glibc.fstatat(directory, cName, &info, AT_SYMLINK_NOFOLLOW) }
+            try retrying(.fstatat, path) { Glibc.fstatat(directory, cName, &info, AT_SYMLINK_NOFOLLOW) }
         }
         return info
     }
@@ -136,13 +147,13 @@ package enum Syscall {
     /// `fstat(2)`.
     package static func status(of fd: CInt, path: Path) throws(FileWrapperError) -> stat {
         var info = stat()
-        try retrying("fstat", path) { Glibc.fstat(fd, &info) }
+        try retrying(.fstat, path) { Glibc.fstat(fd, &info) }
         return info
     }
 
     /// `mkdirat(2)`.
     package static func makeDirectory(_ name: String, in directory: CInt, mode: mode_t, path: Path) throws(FileWrapperError) {
-        try retrying("mkdirat", path) { Glibc.mkdirat(directory, name, mode) }
+        try retrying(.mkdirat, path) { Glibc.mkdirat(directory, name, mode) }
     }
 
     /// `symlinkat(2)` with the target's exact bytes.
@@ -150,7 +161,7 @@ package enum Syscall {
         _ name: String, in directory: CInt, target: [UInt8], path: Path
     ) throws(FileWrapperError) {
         try withCName(target) { cTarget throws(FileWrapperError) in
-            try retrying("symlinkat", path) { Glibc.symlinkat(cTarget, directory, name) }
+            try retrying(.symlinkat, path) { Glibc.symlinkat(cTarget, directory, name) }
         }
     }
 
@@ -160,7 +171,7 @@ package enum Syscall {
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)
             let length = try withCName(name) { cName throws(FileWrapperError) in
-                try retrying("readlinkat", path) {
+                try retrying(.readlinkat, path) {
                     buffer.withUnsafeMutableBytes {
                         Glibc.readlinkat(directory, cName, $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity)
                     }
@@ -175,13 +186,13 @@ package enum Syscall {
     package static func link(
         _ name: String, in directory: CInt, as newName: String, in newDirectory: CInt, path: Path
     ) throws(FileWrapperError) {
-        try retrying("linkat", path) { Glibc.linkat(directory, name, newDirectory, newName, 0) }
+        try retrying(.linkat, path) { Glibc.linkat(directory, name, newDirectory, newName, 0) }
     }
 
     /// `unlinkat(2)`; `AT_REMOVEDIR` removes an empty directory.
     package static func remove(bytes name: [UInt8], in directory: CInt, isDirectory: Bool, path: Path) throws(FileWrapperError) {
         try withCName(name) { cName throws(FileWrapperError) in
-            try retrying("unlinkat", path) { Glibc.unlinkat(directory, cName, isDirectory ? AT_REMOVEDIR : 0) }
+            try retrying(.unlinkat, path) { Glibc.unlinkat(directory, cName, isDirectory ? AT_REMOVEDIR : 0) }
         }
     }
 
@@ -189,7 +200,7 @@ package enum Syscall {
     package static func rename(
         _ name: String, to newName: String, in directory: CInt, flags: UInt32, path: Path
     ) throws(FileWrapperError) {
-        try retrying("renameat2", path) { cfs_renameat2(directory, name, directory, newName, flags) }
+        try retrying(.renameat2, path) { cfs_renameat2(directory, name, directory, newName, flags) }
     }
 
     /// Fills `buffer` with `read(2)`, continuing after short reads; returns
@@ -197,7 +208,7 @@ package enum Syscall {
     package static func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, path: Path) throws(FileWrapperError) -> Int {
         var filled = 0
         while filled < buffer.count {
-            let count = try retrying("read", path) { Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled) }
+            let count = try retrying(.read, path) { Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled) }
             if count == 0 { break }
             filled += count
         }
@@ -209,7 +220,7 @@ package enum Syscall {
         var offset = 0
         while offset < bytes.count {
             let chunk = min(bytes.count - offset, 1 << 30)
-            offset += try retrying("write", path) { Glibc.write(fd, bytes.baseAddress! + offset, chunk) }
+            offset += try retrying(.write, path) { Glibc.write(fd, bytes.baseAddress! + offset, chunk) }
         }
     }
 
@@ -240,7 +251,7 @@ package enum Syscall {
                 let code = Glibc.errno
                 if code == EINTR { continue }
                 guard [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EBADF].contains(code) else {
-                    throw FileWrapperError(systemCall: "copy_file_range", path: path(), errno: Errno(rawValue: code))
+                    throw FileWrapperError(systemCall: .copyFileRange, path: path(), errno: Errno(rawValue: code))
                 }
                 kernelCopy = false
             }
@@ -249,7 +260,7 @@ package enum Syscall {
             let target = UnsafeMutableRawBufferPointer(rebasing: block[..<min(block.count, count - copied)])
             let got = try offset == nil
                 ? read(source, into: target, path: path)
-                : retrying("pread", path) { pread(source, target.baseAddress, target.count, position) }
+                : retrying(.pread, path) { pread(source, target.baseAddress, target.count, position) }
             if got == 0 { break }
             position += off_t(got)
             try writeAll(UnsafeRawBufferPointer(rebasing: block[..<got]), to: destination, path: path)
@@ -274,11 +285,11 @@ package enum Syscall {
     package static func forEachName(
         inDirectory fd: CInt, path: Path, _ body: (UnsafeBufferPointer<UInt8>, UInt8) throws(FileWrapperError) -> Void
     ) throws(FileWrapperError) {
-        let duplicate = try retrying("dup", path) { Glibc.dup(fd) }
+        let duplicate = try retrying(.dup, path) { Glibc.dup(fd) }
         guard let stream = Glibc.fdopendir(duplicate) else {
             let code = Glibc.errno
             close(duplicate)
-            throw FileWrapperError(systemCall: "fdopendir", path: path(), errno: Errno(rawValue: code))
+            throw FileWrapperError(systemCall: .fdopendir, path: path(), errno: Errno(rawValue: code))
         }
         defer { Glibc.closedir(stream) }
         Glibc.rewinddir(stream)
@@ -286,7 +297,7 @@ package enum Syscall {
             Glibc.errno = 0
             guard let entry = Glibc.readdir(stream) else {
                 if Glibc.errno != 0 {
-                    throw FileWrapperError(systemCall: "readdir", path: path(), errno: Errno(rawValue: Glibc.errno))
+                    throw FileWrapperError(systemCall: .readdir, path: path(), errno: Errno(rawValue: Glibc.errno))
                 }
                 return
             }

@@ -42,7 +42,7 @@ package enum TreeRemover {
         do throws(FileWrapperError) {
             let info = try Syscall.status(of: fd, path: { path })
             if info.st_mode & 0o700 != 0o700 {
-                try Syscall.retrying("fchmod", { path }) { Glibc.fchmod(fd, (info.st_mode & 0o7777) | 0o700) }
+                try Syscall.retrying(.fchmod, { path }) { Glibc.fchmod(fd, (info.st_mode & 0o7777) | 0o700) }
             }
             return fd
         } catch {

@@ -196,13 +196,13 @@ struct TreeWriter {
         _ attributes: FileWrapper.Attributes, to name: String, in directory: CInt, path: Syscall.Path
     ) throws(FileWrapperError) {
         if appliesOwner, let owner = attributes.owner {
-            try Syscall.retrying("fchownat", path) {
+            try Syscall.retrying(.fchownat, path) {
                 Glibc.fchownat(directory, name, owner.userID, owner.groupID, AT_SYMLINK_NOFOLLOW)
             }
         }
         if let date = attributes.modificationDate {
             var times = [Syscall.omitTime, date.timespec]
-            try Syscall.retrying("utimensat", path) { Glibc.utimensat(directory, name, &times, AT_SYMLINK_NOFOLLOW) }
+            try Syscall.retrying(.utimensat, path) { Glibc.utimensat(directory, name, &times, AT_SYMLINK_NOFOLLOW) }
         }
     }
 
@@ -212,13 +212,13 @@ struct TreeWriter {
         _ attributes: FileWrapper.Attributes, defaultPermissions: UInt16, to fd: CInt, path: Syscall.Path
     ) throws(FileWrapperError) {
         if appliesOwner, let owner = attributes.owner {
-            try Syscall.retrying("fchown", path) { Glibc.fchown(fd, owner.userID, owner.groupID) }
+            try Syscall.retrying(.fchown, path) { Glibc.fchown(fd, owner.userID, owner.groupID) }
         }
-        try Syscall.retrying("fchmod", path) { Glibc.fchmod(fd, mode_t(attributes.permissions ?? defaultPermissions)) }
+        try Syscall.retrying(.fchmod, path) { Glibc.fchmod(fd, mode_t(attributes.permissions ?? defaultPermissions)) }
         try ExtendedAttributes.write(attributes.extendedAttributes, to: fd, path: path)
         if let date = attributes.modificationDate {
             var times = [Syscall.omitTime, date.timespec]
-            try Syscall.retrying("futimens", path) { Glibc.futimens(fd, &times) }
+            try Syscall.retrying(.futimens, path) { Glibc.futimens(fd, &times) }
         }
     }
 

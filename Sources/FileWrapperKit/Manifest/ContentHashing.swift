@@ -20,7 +20,7 @@ enum ContentHashing {
         var hasher = SHA256Hasher()
         var total: Int64 = 0
         while true {
-            let count = try Syscall.retrying("read", path) { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
+            let count = try Syscall.retrying(.read, path) { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
             if count == 0 { break }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             total += Int64(count)

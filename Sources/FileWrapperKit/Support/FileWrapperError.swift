@@ -54,8 +54,8 @@ public struct FileWrapperError: Error, Sendable, Hashable {
     }
 
     /// An error for a failed system call, its code chosen from the errno.
-    init(systemCall: String, path: String, errno: Errno) {
-        self.init(Self.code(for: errno), path: path, systemCall: systemCall, errno: errno)
+    init(systemCall: SystemCall, path: String, errno: Errno) {
+        self.init(Self.code(for: errno), path: path, systemCall: systemCall.rawValue, errno: errno)
     }
 
     static func code(for errno: Errno) -> Code {
@@ -125,7 +125,7 @@ extension FileWrapperError: CustomNSError {
 
     /// The `CocoaError.Code` that Foundation reports for the same failure.
     public var errorCode: Int {
-        let reading = systemCall.map { !Self.writingCalls.contains($0) } ?? true
+        let reading = !(systemCall.flatMap(SystemCall.init(rawValue:))?.changesFiles ?? false)
         let code: CocoaError.Code = switch self.code {
         case .noSuchFile: reading ? .fileReadNoSuchFile : .fileNoSuchFile
         case .permissionDenied: reading ? .fileReadNoPermission : .fileWriteNoPermission
@@ -146,9 +146,4 @@ extension FileWrapperError: CustomNSError {
         }
         return info
     }
-
-    private static let writingCalls: Set<String> = [
-        "mkdirat", "symlinkat", "linkat", "renameat2", "write", "copy_file_range", "fchmod",
-        "fchown", "futimens", "utimensat", "fsetxattr", "unlinkat", "syncfs", "fsync", "openat(create)",
-    ]
 }

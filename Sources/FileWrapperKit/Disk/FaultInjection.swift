@@ -1,0 +1,76 @@
+import Glibc
+import Synchronization
+
+/// A test's hook in the ``Syscall`` funnel: the N-th call of one kind
+/// fails with a chosen `errno` (`ENOSPC`, `EIO`, `EINTR`…) or ends the
+/// process there (SIGKILL, a crash point), without root, a full disk or a
+/// tmpfs mount. Armed once, for the whole process, by a test's child
+/// process (`fwk-test-child --fault CALL:N:WHAT`), never in a process
+/// running tests side by side. Disarmed, it costs one relaxed atomic load
+/// a call.
+package enum FaultInjection {
+    /// What happens at the chosen call.
+    package enum Action: Sendable, Equatable {
+        /// The call fails with this `errno` instead of being made.
+        case fail(CInt)
+        /// The process is killed (SIGKILL) instead of the call.
+        case kill
+    }
+
+    /// The `occurrence`-th call of `call` (counted from 1) does `action`.
+    package struct Plan: Sendable, Equatable {
+        package var call: SystemCall
+        package var occurrence: Int
+        package var action: Action
+
+        package init(call: SystemCall, occurrence: Int, action: Action) {
+            self.call = call
+            self.occurrence = occurrence
+            self.action = action
+        }
+
+        /// `CALL:N:WHAT`, WHAT an errno name (`ENOSPC`, `EIO`, `EINTR`,
+        /// `EACCES`, `EROFS`) or `kill`; nil when it does not parse.
+        package init?(_ text: String) {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 3, let call = SystemCall(rawValue: String(parts[0])),
+                  let occurrence = Int(parts[1]), occurrence >= 1
+            else { return nil }
+            let errnos: [Substring: CInt] = ["ENOSPC": ENOSPC, "EIO": EIO, "EINTR": EINTR, "EACCES": EACCES, "EROFS": EROFS]
+            if parts[2] == "kill" {
+                self.init(call: call, occurrence: occurrence, action: .kill)
+            } else if let code = errnos[parts[2]] {
+                self.init(call: call, occurrence: occurrence, action: .fail(code))
+            } else {
+                return nil
+            }
+        }
+    }
+
+    private static let armed = Atomic<Bool>(false)
+    private static let state = Mutex<(plan: Plan?, seen: Int)>((nil, 0))
+
+    /// Whether a plan is armed: the funnel's fast check.
+    static var isArmed: Bool { armed.load(ordering: .relaxed) }
+
+    /// Arms `plan` for the rest of the process.
+    package static func arm(_ plan: Plan) {
+        state.withLock { $0 = (plan, 0) }
+        armed.store(true, ordering: .releasing)
+    }
+
+    /// Counts a call of `call`; at the planned one, kills the process or
+    /// returns the `errno` it must fail with.
+    static func take(_ call: SystemCall) -> CInt? {
+        let action: Action? = state.withLock { state in
+            guard let plan = state.plan, plan.call == call else { return nil }
+            state.seen += 1
+            return state.seen == plan.occurrence ? plan.action : nil
+        }
+        switch action {
+        case .fail(let code)?: return code
+        case .kill?: Glibc.kill(getpid(), SIGKILL); return nil
+        case nil: return nil
+        }
+    }
+}
