@@ -42,13 +42,25 @@ public struct ArchiveError: Error, Sendable, Hashable {
     public var message: String
     /// For ``Code/limitExceeded``: the limit that was reached.
     public var limit: ArchiveReadLimits.Limit?
+    /// For ``Code/io``: the failed system call, its path and `errno`, as
+    /// the file layer reported them (the message is its description).
+    public var underlying: FileWrapperError?
 
-    public init(_ code: Code, archive: String, entry: String? = nil, message: String, limit: ArchiveReadLimits.Limit? = nil) {
+    public init(
+        _ code: Code, archive: String, entry: String? = nil, message: String, limit: ArchiveReadLimits.Limit? = nil,
+        underlying: FileWrapperError? = nil
+    ) {
         self.code = code
         self.archive = archive
         self.entry = entry
         self.message = message
         self.limit = limit
+        self.underlying = underlying
+    }
+
+    /// A failure of the file layer while reading or writing `archive`.
+    init(_ error: FileWrapperError, archive: String, entry: String? = nil) {
+        self.init(.io, archive: archive, entry: entry, message: error.description, underlying: error)
     }
 }
 
@@ -84,7 +96,7 @@ extension ArchiveError {
         do {
             return try body()
         } catch let error as FileWrapperError {
-            throw ArchiveError(.io, archive: archive, entry: entry, message: error.description)
+            throw ArchiveError(error, archive: archive, entry: entry)
         }
     }
 }

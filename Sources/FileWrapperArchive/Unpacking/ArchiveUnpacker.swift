@@ -162,7 +162,7 @@ struct UnpackDestination {
         } catch let error where error.errno?.rawValue == EEXIST && !replacesExisting {
             throw alreadyExists()
         } catch {
-            throw ArchiveError(.io, archive: archive, message: error.description)
+            throw ArchiveError(error, archive: archive)
         }
     }
 

@@ -389,7 +389,7 @@ final class FileWorkers: @unchecked Sendable {
             try Syscall.writeAll(contents, to: fd, path: path)
             try file.finish(fd, path: path)
         } catch {
-            throw ArchiveError(.io, archive: archive, entry: file.entry, message: error.description)
+            throw ArchiveError(error, archive: archive, entry: file.entry)
         }
     }
 
