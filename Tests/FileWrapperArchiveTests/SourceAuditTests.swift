@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// Reads the package's own sources for two mistakes the compiler cannot
-/// see (issue 20): a path from an archive handed to a call that can follow
-/// a symlink, and a name compared or hashed as a Swift `String`, which is
-/// canonical equivalence (U+212A KELVIN SIGN equals `K`) where the disk
-/// compares bytes. A new call site or a new `String` key fails the test
+/// Reads the package's own sources for mistakes the compiler cannot see:
+/// a path from an archive handed to a call that can follow a symlink, and
+/// a name compared or hashed as a Swift `String`, which is canonical
+/// equivalence (U+212A KELVIN SIGN equals `K`) where the disk compares
+/// bytes (issue 20); a system call made outside the funnel (issue 21). A new call site or a new `String` key fails the test
 /// until it is classified here, with its reason.
 @Suite struct SourceAuditTests {
     static let root = URL(fileURLWithPath: #filePath)
@@ -97,6 +97,48 @@ import Testing
         // The audit sees the calls it is about: the unpacker's own.
         #expect(sites.contains { $0.line.file.hasPrefix("FileWrapperArchive/Unpacking/") && $0.call == "utimensat" })
         #expect(sites.contains { $0.line.file.hasPrefix("FileWrapperArchive/Unpacking/") && $0.call == "Syscall.openDirectory" })
+    }
+
+    /// The system calls our sources make (through Glibc or our C shim).
+    /// `open`, `read`, `write` and `close` count only as `Glibc.` calls:
+    /// unqualified, they are as often Swift methods of those names.
+    static let systemCalls = [
+        "openat", "fstatat", "fstat", "lstat", "lseek", "pread", "pwrite", "unlinkat", "mkdirat", "symlinkat", "linkat",
+        "readlinkat", "renameat", "fchmod", "fchmodat", "fchown", "fchownat", "futimens", "utimensat", "fsync", "dup",
+        "fdopendir", "readdir", "ftruncate", "fcntl", "Glibc.open", "Glibc.read", "Glibc.write", "Glibc.close",
+        "cfs_renameat2", "cfs_open_beneath", "cfs_copy_file_range", "cfs_syncfs", "cfs_llistxattr", "cfs_lgetxattr",
+        "cfs_flistxattr", "cfs_fgetxattr", "cfs_fsetxattr", "cfs_lock_byte", "cfs_byte_is_locked", "cfs_start_writeback",
+        "cfs_affinity_count",
+    ]
+
+    /// Calls made outside a funnel closure on purpose, with why.
+    static let reviewedDirectCalls: [(file: String, text: String, reason: String)] = [
+        ("FileWrapperKit/Disk/ExtendedAttributes.swift", "cfs_", "the attribute calls of a target, each made inside `tolerant`, the funnel's loop for them"),
+    ]
+
+    /// Every system call goes through the funnel (`Syscall.invoke`, on its
+    /// own or inside `Syscall.retrying`), where errors are named and a test
+    /// can make any call fail (issue 21): the call on the line that hands it
+    /// to the funnel, or on the line after it (a closure's body).
+    @Test func everySystemCallGoesThroughTheFunnel() throws {
+        let patterns = try Self.systemCalls.map { call in
+            (call, try Regex("(^|[^A-Za-z_.])\(call.replacingOccurrences(of: ".", with: "\\."))\\("))
+        }
+        let funnel = ["invoke(", "retrying(", "tolerant("]
+        let lines = try Self.lines()
+        var direct: [String] = []
+        var seen = 0
+        for (index, line) in lines.enumerated() where !line.code.hasPrefix("func ") && !line.code.contains(" func ") {
+            for (call, pattern) in patterns where line.code.contains(pattern) {
+                seen += 1
+                let previous = index > 0 && lines[index - 1].file == line.file ? lines[index - 1].code : ""
+                if funnel.contains(where: { line.code.contains($0) || previous.contains($0) }) { continue }
+                if Self.reviewedDirectCalls.contains(where: { line.file == $0.file && line.code.contains($0.text) }) { continue }
+                direct.append("\(line) [\(call)]")
+            }
+        }
+        #expect(direct.isEmpty, "system calls outside the funnel:\n\(direct.joined(separator: "\n"))")
+        #expect(seen > 40, "the audit sees the calls it is about (\(seen))")
     }
 
     /// The code that decides where an archive's entries go, or which

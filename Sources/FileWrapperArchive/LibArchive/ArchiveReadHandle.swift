@@ -1,4 +1,5 @@
 import CArchive
+import FileWrapperKit
 import Foundation
 import Glibc
 
@@ -40,14 +41,14 @@ final class ArchiveReadHandle {
 
     deinit {
         archive_read_free(archive)
-        if let ownedDescriptor { Glibc.close(ownedDescriptor) }
+        if let ownedDescriptor { Syscall.close(ownedDescriptor) }
     }
 
     /// A handle reading the archive file at `url`, named in errors as the
     /// caller wrote it (`url.relativePath`).
     static func reading(_ url: URL, formats: ArchiveReadFormats, memoryLimit: Int64 = ArchiveReadLimits().maxMemory) throws -> ArchiveReadHandle {
         let name = url.relativePath
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        let fd = Syscall.invoke(.open) { Glibc.open(url.path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
             throw ArchiveError(.io, archive: name, message: "cannot open: \(String(cString: strerror(errno)))")
         }
@@ -55,7 +56,7 @@ final class ArchiveReadHandle {
         do {
             handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
         } catch {
-            Glibc.close(fd)
+            Syscall.close(fd)
             throw error
         }
         handle.ownedDescriptor = fd

@@ -1,4 +1,5 @@
 import CArchive
+import FileWrapperKit
 import Foundation
 import Glibc
 
@@ -61,8 +62,8 @@ final class ArchiveReadSource {
     /// keeps it open while the source is used, and closes it.
     convenience init(fd: CInt, name: String) {
         var status = stat()
-        let start = lseek(fd, 0, SEEK_CUR)
-        if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, start >= 0 {
+        let start = Syscall.invoke(.lseek) { lseek(fd, 0, SEEK_CUR) }
+        if Syscall.invoke(.fstat, { fstat(fd, &status) }) == 0, status.st_mode & S_IFMT == S_IFREG, start >= 0 {
             self.init(.file(fd, start: Int64(start), size: max(0, Int64(status.st_size) - Int64(start))), name: name)
         } else {
             self.init(.stream(fd), name: name)
@@ -262,9 +263,9 @@ final class ArchiveReadSource {
                 buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]))
                 return count
             case .file(let fd, let start, _):
-                count = pread(fd, buffer.baseAddress, buffer.count, off_t(start + offset))
+                count = Syscall.invoke(.pread) { pread(fd, buffer.baseAddress, buffer.count, off_t(start + offset)) }
             case .stream(let fd):
-                count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                count = Syscall.invoke(.read) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
             case .decoded(let decoder):
                 return decoder.read(into: buffer)
             }

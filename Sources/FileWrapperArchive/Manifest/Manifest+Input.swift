@@ -85,7 +85,7 @@ extension Manifest {
     /// See ``inputKind(of:options:)``.
     static func detect(_ url: URL, options: ManifestReadOptions) throws -> Detected {
         var info = stat()
-        guard lstat(url.path, &info) == 0 else {
+        guard Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 else {
             throw ManifestError(file: url.relativePath, message: "cannot read: \(String(cString: strerror(errno)))")
         }
         switch info.st_mode & S_IFMT {

@@ -144,8 +144,7 @@ struct UnpackDestination {
     }
 
     private func exists() -> Bool {
-        var info = stat()
-        return fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+        Syscall.statusIfPresent(of: name, in: parent) != nil
     }
 
     private func alreadyExists() -> ArchiveError {

@@ -46,11 +46,11 @@ struct NewFile: Sendable {
     /// (Linux 4.7 on); nil where it does not. `umask(2)` cannot read it
     /// without setting it, racing the threads that create files meanwhile.
     static func processUmask() -> mode_t? {
-        let fd = Glibc.open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        let fd = Syscall.invoke(.open) { Glibc.open("/proc/self/status", O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
-        defer { Glibc.close(fd) }
+        defer { Syscall.close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        let count = bytes.withUnsafeMutableBytes { buffer in Syscall.invoke(.read) { Glibc.read(fd, buffer.baseAddress, buffer.count) } }
         guard count > 0 else { return nil }
         let status = String(decoding: bytes[..<count], as: UTF8.self)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }) else { return nil }

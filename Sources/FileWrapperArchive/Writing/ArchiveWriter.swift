@@ -37,8 +37,7 @@ public enum ArchiveWriter {
             try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
         }
         defer { Syscall.close(parent) }
-        var existing = stat()
-        if fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0, existing.st_mode & S_IFMT == S_IFDIR {
+        if let existing = Syscall.statusIfPresent(of: name, in: parent), existing.st_mode & S_IFMT == S_IFDIR {
             throw ArchiveError(.io, archive: archive, message: "is a directory; an archive is written only over a file")
         }
         let replacement = PendingReplacement(of: name, in: parent, parentPath: parentPath)

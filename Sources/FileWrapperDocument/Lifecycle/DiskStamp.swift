@@ -30,12 +30,12 @@ struct DiskStamp: Hashable, Sendable {
     /// The stamp of what is at `url` now; an empty stamp when nothing is.
     init(of url: URL) {
         var info = stat()
-        guard lstat(url.path, &info) == 0 else { return }
+        guard Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 else { return }
         entries.append(Self.entry([], info))
         if info.st_mode & S_IFMT == S_IFDIR {
-            let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let fd = Syscall.invoke(.open) { open(url.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             guard fd >= 0 else { return }
-            defer { close(fd) }
+            defer { Syscall.close(fd) }
             walk(fd, under: [], path: url.path)
         }
     }

@@ -77,7 +77,7 @@ enum DocumentStorage: Sendable, CustomStringConvertible {
     /// misread. Nothing at `url` is fine for writing.
     private func checkKindOnDisk(at url: URL, as type: UTType, reading: Bool) throws {
         var info = stat()
-        guard lstat(url.path, &info) == 0 else { return }
+        guard Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 else { return }
         let kind = info.st_mode & S_IFMT
         let found = kind == S_IFDIR ? "a directory" : kind == S_IFLNK ? "a symbolic link" : kind == S_IFREG ? "a file" : "a special file"
         let fits = isDirectory ? kind == S_IFDIR : kind == S_IFREG

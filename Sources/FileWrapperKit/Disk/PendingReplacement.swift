@@ -44,16 +44,16 @@ package struct PendingReplacement {
     /// readable by others; else those of any new file (0666 less the umask).
     package func createFile() throws(FileWrapperError) -> CInt {
         let path = { self.path }
-        var existing = stat()
-        let replacesFile = fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && InodeKind(mode: existing.st_mode) == .regularFile
+        let existing = Syscall.statusIfPresent(of: name, in: parent)
+        let replacesFile = existing.map { InodeKind(mode: $0.st_mode) == .regularFile } ?? false
         let fd = try Syscall.open(temporary, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: replacesFile ? 0o600 : 0o666, path: path)
         guard replacesFile else { return fd }
         do throws(FileWrapperError) {
-            try Syscall.retrying(.fchmod, path) { fchmod(fd, existing.st_mode & 0o777) }
+            try Syscall.retrying(.fchmod, path) { fchmod(fd, existing!.st_mode & 0o777) }
             return fd
         } catch {
             Syscall.close(fd)
-            unlinkat(parent, temporary, 0)
+            Syscall.removeQuietly(temporary, in: parent)
             throw error
         }
     }
@@ -63,8 +63,7 @@ package struct PendingReplacement {
     /// two), so that a private directory stays private; `mode` when no
     /// directory is there.
     package func directoryMode(_ mode: mode_t) -> mode_t {
-        var existing = stat()
-        guard fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0, InodeKind(mode: existing.st_mode) == .directory else { return mode }
+        guard let existing = Syscall.statusIfPresent(of: name, in: parent), InodeKind(mode: existing.st_mode) == .directory else { return mode }
         return mode & existing.st_mode & 0o777
     }
 

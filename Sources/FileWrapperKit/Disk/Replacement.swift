@@ -25,7 +25,7 @@ package enum Replacement {
     /// tell it from a dead writer's, so leaves it.
     package static func temporaryName(for name: String, lockingIn parent: CInt) -> String {
         let key = Int64.random(in: 1...(1 << 62))
-        _ = cfs_lock_byte(parent, off_t(key))
+        _ = Syscall.invoke(.fcntl) { cfs_lock_byte(parent, off_t(key)) }
         return "." + prefix(of: name) + marker + "\(getpid())-" + String(key, radix: 36)
     }
 
@@ -38,7 +38,7 @@ package enum Replacement {
         for entry in names where entry.starts(with: start) {
             guard let dash = entry.lastIndex(of: UInt8(ascii: "-")), dash >= start.count,
                   let key = Int64(String(decoding: entry[(dash + 1)...], as: UTF8.self), radix: 36), key > 0,
-                  cfs_byte_is_locked(parent, off_t(key)) == 0
+                  Syscall.invoke(.fcntl, { cfs_byte_is_locked(parent, off_t(key)) }) == 0
             else { continue }
             try? TreeRemover.remove(entry, in: parent, parentPath: parentPath)
         }
@@ -84,8 +84,7 @@ package enum Replacement {
             case EINTR:
                 continue
             case EINVAL, ENOSYS:
-                var info = stat()
-                guard Glibc.fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) != 0 else {
+                guard Syscall.statusIfPresent(of: name, in: parent) == nil else {
                     throw FileWrapperError(systemCall: .renameat, path: path(), errno: .fileExists)
                 }
                 try Syscall.retrying(.renameat, path) { Glibc.renameat(parent, temporary, parent, name) }

@@ -23,6 +23,15 @@ package enum Syscall {
         return body()
     }
 
+    /// ``invoke(_:_:)`` for a call that returns a pointer, nil on failure.
+    package static func invoke<Pointer>(_ call: SystemCall, _ body: () -> Pointer?) -> Pointer? {
+        if FaultInjection.isArmed, let code = FaultInjection.take(call) {
+            Glibc.errno = code
+            return nil
+        }
+        return body()
+    }
+
     /// Runs `body` until it succeeds or fails with something other than
     /// `EINTR`; -1 means failure, with the cause in `errno`.
     @discardableResult
@@ -99,7 +108,7 @@ package enum Syscall {
     /// Whether the kernel has `openat2(2)` (Linux 5.6 on, unless a seccomp
     /// filter hides it), asked once.
     private static let hasOpenBeneath: Bool = {
-        let fd = cfs_open_beneath(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY)
+        let fd = invoke(.openat2) { cfs_open_beneath(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY) }
         guard fd >= 0 else { return Glibc.errno != ENOSYS && Glibc.errno != EPERM }
         close(fd)
         return true
@@ -125,7 +134,20 @@ package enum Syscall {
 
     /// `close(2)`. Not retried: on Linux the descriptor is gone even when it fails.
     package static func close(_ fd: CInt) {
-        _ = Glibc.close(fd)
+        _ = invoke(.close) { Glibc.close(fd) }
+    }
+
+    /// `fstatat(2)` of `name` without following a final symlink, for a
+    /// look before acting: nil when nothing is there or it cannot be seen.
+    package static func statusIfPresent(of name: String, in directory: CInt) -> stat? {
+        var info = stat()
+        return invoke(.fstatat, { Glibc.fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) }) == 0 ? info : nil
+    }
+
+    /// `unlinkat(2)` of a file this process made, when undoing: best
+    /// effort, since an error is already on its way.
+    package static func removeQuietly(_ name: String, in directory: CInt) {
+        _ = invoke(.unlinkat) { Glibc.unlinkat(directory, name, 0) }
     }
 
     /// `fstatat(2)` without following a final symlink.
@@ -241,8 +263,8 @@ package enum Syscall {
             let chunk = min(count - copied, 1 << 30)
             if kernelCopy {
                 let result = offset == nil
-                    ? cfs_copy_file_range(source, nil, destination, chunk)
-                    : cfs_copy_file_range(source, &position, destination, chunk)
+                    ? invoke(.copyFileRange) { cfs_copy_file_range(source, nil, destination, chunk) }
+                    : invoke(.copyFileRange) { cfs_copy_file_range(source, &position, destination, chunk) }
                 if result >= 0 {
                     if result == 0 { break }
                     copied += result
@@ -286,7 +308,7 @@ package enum Syscall {
         inDirectory fd: CInt, path: Path, _ body: (UnsafeBufferPointer<UInt8>, UInt8) throws(FileWrapperError) -> Void
     ) throws(FileWrapperError) {
         let duplicate = try retrying(.dup, path) { Glibc.dup(fd) }
-        guard let stream = Glibc.fdopendir(duplicate) else {
+        guard let stream = invoke(.fdopendir, { Glibc.fdopendir(duplicate) }) else {
             let code = Glibc.errno
             close(duplicate)
             throw FileWrapperError(systemCall: .fdopendir, path: path(), errno: Errno(rawValue: code))
@@ -295,7 +317,7 @@ package enum Syscall {
         Glibc.rewinddir(stream)
         while true {
             Glibc.errno = 0
-            guard let entry = Glibc.readdir(stream) else {
+            guard let entry = invoke(.readdir, { Glibc.readdir(stream) }) else {
                 if Glibc.errno != 0 {
                     throw FileWrapperError(systemCall: .readdir, path: path(), errno: Errno(rawValue: Glibc.errno))
                 }
@@ -330,7 +352,7 @@ package enum Syscall {
     /// under `taskset` or in a container's CPU set), or the online ones.
     package static func availableProcessors() -> Int {
         let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        let allowed = Int(cfs_affinity_count())
+        let allowed = Int(invoke(.schedGetaffinity) { cfs_affinity_count() })
         return max(1, allowed > 0 ? min(allowed, online) : online)
     }
 

@@ -1,31 +1,34 @@
 /// The system calls that go through the ``Syscall`` funnel, by the names
 /// errors show (``FileWrapperError/systemCall``).
 package enum SystemCall: String, Sendable, CaseIterable {
-    case openat
+    case open, openat
     /// `openat` with `O_CREAT`: it makes a file.
     case openatCreate = "openat(create)"
     case openat2
-    case fstat, fstatat, readlinkat
+    case fstat, fstatat, lstat, readlinkat, lseek
     case fdopendir, readdir
     case read, pread
     case listxattr, getxattr
-    case dup
+    case dup, close, fcntl
+    case schedGetaffinity = "sched_getaffinity"
     case mkdirat, symlinkat, linkat, unlinkat
     case renameat, renameat2
     case write
     case copyFileRange = "copy_file_range"
     case fchmod, fchmodat, fchown, fchownat, futimens, utimensat, fsetxattr
     case fsync, syncfs
+    case syncFileRange = "sync_file_range"
 
     /// Whether the call changes the file system, so that its failure is a
     /// write error (`CocoaError.fileWrite…`) rather than a read error.
     package var changesFiles: Bool {
         switch self {
-        case .openat, .openat2, .fstat, .fstatat, .readlinkat, .fdopendir, .readdir, .read, .pread,
-             .listxattr, .getxattr, .dup:
+        case .open, .openat, .openat2, .fstat, .fstatat, .lstat, .readlinkat, .lseek, .fdopendir, .readdir, .read, .pread,
+             .listxattr, .getxattr, .dup, .close, .fcntl, .schedGetaffinity:
             false
         case .openatCreate, .mkdirat, .symlinkat, .linkat, .unlinkat, .renameat, .renameat2, .write, .copyFileRange,
-             .fchmod, .fchmodat, .fchown, .fchownat, .futimens, .utimensat, .fsetxattr, .fsync, .syncfs:
+             .fchmod, .fchmodat, .fchown, .fchownat, .futimens, .utimensat, .fsetxattr, .fsync, .syncfs,
+             .syncFileRange:
             true
         }
     }

@@ -148,7 +148,7 @@ struct TreeWriter {
             try applyAttributes(file.attributes, defaultPermissions: 0o644, to: fd, path: path)
             return FileIdentity(try Syscall.status(of: fd, path: path))
         } catch {
-            Glibc.unlinkat(directory, name, 0)
+            Syscall.removeQuietly(name, in: directory)
             throw error
         }
     }
@@ -187,7 +187,7 @@ struct TreeWriter {
         do throws(FileWrapperError) {
             try applyLinkAttributes(link.attributes, to: name, in: directory, path: path)
         } catch {
-            Glibc.unlinkat(directory, name, 0)
+            Syscall.removeQuietly(name, in: directory)
             throw error
         }
     }

@@ -25,7 +25,7 @@ package struct WritebackStarter {
     package mutating func wrote(_ count: Int) {
         written += Int64(count)
         guard written - started >= stride else { return }
-        _ = cfs_start_writeback(fd, off_t(started), off_t(written - started))
+        _ = Syscall.invoke(.syncFileRange) { cfs_start_writeback(fd, off_t(started), off_t(written - started)) }
         started = written
     }
 }

@@ -1,3 +1,4 @@
+import FileWrapperKit
 import Foundation
 import Glibc
 
@@ -55,11 +56,11 @@ final class PlainTarReader: ArchiveEntryStream {
     /// ``ArchiveReadFormats`` recognises.
     static func opening(_ url: URL, formats: ArchiveReadFormats) -> PlainTarReader? {
         guard formats.contains(.tar) else { return nil }
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        let fd = Syscall.invoke(.open) { Glibc.open(url.path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            Glibc.close(fd)
+        guard Syscall.invoke(.fstat, { fstat(fd, &status) }) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            Syscall.close(fd)
             return nil
         }
         let reader = PlainTarReader(fd: fd, size: Int64(status.st_size), name: url.relativePath)
@@ -77,7 +78,7 @@ final class PlainTarReader: ArchiveEntryStream {
     }
 
     deinit {
-        Glibc.close(fd)
+        Syscall.close(fd)
         buffer.deallocate()
     }
 
@@ -174,7 +175,7 @@ final class PlainTarReader: ArchiveEntryStream {
             bufferCount = 0
             while bufferCount < count {
                 let want = Int(min(Int64(buffer.count - bufferCount), fileSize - offset - Int64(bufferCount)))
-                let got = pread(fd, buffer.baseAddress! + bufferCount, want, off_t(offset) + off_t(bufferCount))
+                let got = Syscall.invoke(.pread) { pread(fd, buffer.baseAddress! + bufferCount, want, off_t(offset) + off_t(bufferCount)) }
                 if got < 0, errno == EINTR { continue }
                 // An error or a shorter file than before: libarchive reads it again and reports it.
                 guard got > 0 else { throw Unsupported(description: "a read failed") }
