@@ -16,10 +16,11 @@ import TestSupport
 /// documents equal to what was saved), and after every operation the
 /// thread is back in the process's locale.
 ///
-/// libarchive (3.6.2) turns every name it decodes from UTF-8 into NFC, on
-/// writing and on reading, so that one directory cannot hold two spellings
-/// of one name: a tree with decomposed names has, as an archive or
-/// unpacked from one, the digest of the same tree with composed names.
+/// Tar names are read as stored, but libarchive (3.6.2), which writes our
+/// 7z and cpio archives and reads zips, turns every name it converts from
+/// UTF-8 into NFC: a tree with decomposed names has, as a tar (our own
+/// writer) or unpacked from one, its own digest, and as a zip, 7z or cpio
+/// the digest of the same tree with composed names.
 @Suite struct ConcurrentStressTests {
     static let tasks = 16
     static let rounds = 5
@@ -70,8 +71,8 @@ import TestSupport
         #expect(failures == [])
     }
 
-    /// A source tree's digest, and that of the same tree in an archive
-    /// (its names in NFC).
+    /// A source tree's digest, and that of the same tree in a zip, 7z or
+    /// cpio (its names in NFC).
     struct Digests: Sendable {
         var tree: SHA256Digest?
         var archived: SHA256Digest?
@@ -91,12 +92,13 @@ import TestSupport
         try ArchiveWriter.write(try FileWrapper(url: source), to: archive, options: ArchiveWriteOptions(format: format))
         check(true, "packing \(name)")
         await Task.yield()
-        check(try Manifest(archiveAt: archive).treeDigest == digest.archived, "the \(name) archive's digest")
+        let expected = [.sevenZip, .cpio, .zip].contains(format.container) ? digest.archived : digest.tree
+        check(try Manifest(archiveAt: archive).treeDigest == expected, "the \(name) archive's digest")
         await Task.yield()
 
         let unpacked = work.appendingPathComponent("\(task)-\(round)-\(name)")
         try ArchiveUnpacker.unpack(archiveAt: archive, to: unpacked)
-        check(try Manifest(contentsOf: unpacked).treeDigest == digest.archived, "the tree unpacked from \(name)'s digest")
+        check(try Manifest(contentsOf: unpacked).treeDigest == expected, "the tree unpacked from \(name)'s digest")
         check(try DiskTree(unpacked).ignoringTimes == DiskTree(source).ignoringTimes, "the tree unpacked from \(name) equals its source")
         await Task.yield()
 

@@ -25,6 +25,8 @@ final class ArchiveReadHandle {
     /// Whether the current entry is sparse: its bytes in the archive are
     /// not its contents as they are.
     private var entryIsSparse = false
+    /// The pax records libarchive misreads, as a tar stores them.
+    private var paxRecords: PaxRawRecords?
 
     init(name: String, formats: ArchiveReadFormats = .standard, memoryLimit: Int64 = ArchiveReadLimits().maxMemory) throws {
         guard let archive = archive_read_new() else {
@@ -81,6 +83,11 @@ final class ArchiveReadHandle {
         try ArchiveLocale.withUTF8 {
             let source = try DeclaredSizes.prepare(source, formats: formats, memoryLimit: memoryLimit)
             self.source = source
+            if formats.contains(.tar) {
+                let records = PaxRawRecords()
+                source.checks.append(records)
+                paxRecords = records
+            }
             try check(formats.configure(archive, seekable: !source.isSequential), entry: nil)
             let status = source.open(archive)
             guard status < ARCHIVE_WARN else { return try throwIfInputFailed() }
@@ -129,6 +136,23 @@ final class ArchiveReadHandle {
         /// `nil` when the archive does not say.
         var size: Int64?
         var modifiedIsSet: Bool
+
+        /// Takes the names and time of `raw` over libarchive's.
+        mutating func apply(_ raw: PaxRawRecords.Records) {
+            if let path = raw.path {
+                pathBytes = path
+                self.path = String(validating: path, as: UTF8.self)
+            }
+            if let link = raw.linkPath {
+                if hardlinkBytes != nil {
+                    hardlinkBytes = link
+                    hardlinkTarget = String(decoding: link, as: UTF8.self)
+                } else if symlinkTarget != nil {
+                    symlinkTarget = link
+                }
+            }
+            if let time = raw.modified { modified = time }
+        }
     }
 
     /// The next entry's header, or `nil` at the end of the archive.
@@ -147,12 +171,14 @@ final class ArchiveReadHandle {
                 return nil
             }
             // A warning or a retry (a damaged header libarchive skipped past)
-            // means entries may be missing or wrong: refuse, never guess.
-            guard status == ARCHIVE_OK else { throw headerFailure(status, entry: entry) }
+            // means entries may be missing or wrong: refuse, never guess;
+            // except a name libarchive could not convert that is read here as stored.
+            let raw = status >= ARCHIVE_WARN && formatFamily == ARCHIVE_FORMAT_TAR ? dataOffset.flatMap { paxRecords?.take(dataStart: $0) } : nil
+            guard status == ARCHIVE_OK || (status == ARCHIVE_WARN && raw.map(excusesWarning) == true) else { throw headerFailure(status, entry: entry) }
             guard let entry else { return nil }
             entries += 1
             entryIsSparse = archive_entry_sparse_count(entry) > 0
-            let header = Header(
+            var header = Header(
                 path: archive_entry_pathname_utf8(entry).map(Self.string),
                 type: mode_t(archive_entry_filetype(entry)),
                 permissions: UInt16(archive_entry_perm(entry) & 0o7777),
@@ -165,10 +191,28 @@ final class ArchiveReadHandle {
                 hardlinkBytes: archive_entry_hardlink(entry).map(Self.bytes),
                 size: archive_entry_size_is_set(entry) != 0 ? Int64(archive_entry_size(entry)) : nil,
                 modifiedIsSet: archive_entry_mtime_is_set(entry) != 0)
+            if let raw, raw.wellFormed { header.apply(raw) }
             lastPath = header.path ?? header.rawPath
             try checkZipNames(isSymbolicLink: header.type & S_IFMT == S_IFLNK)
             return header
         }
+    }
+
+    /// Whether libarchive's warning is only that it could not convert a
+    /// name that `raw` holds as stored (one that is not UTF-8): libarchive
+    /// reads the rest of the entry all the same.
+    private func excusesWarning(_ raw: PaxRawRecords.Records) -> Bool {
+        guard raw.wellFormed, let message = archive_error_string(archive).map({ String(cString: $0) }) else { return false }
+        let name = message.hasPrefix("Pathname can't be converted") ? raw.path : message.hasPrefix("Linkname can't be converted") ? raw.linkPath : nil
+        return name.map { String(validating: $0, as: UTF8.self) == nil } ?? false
+    }
+
+    /// Where the current entry's data begins in the bytes libarchive reads,
+    /// when it reads them without a filter of its own (the bytes a
+    /// compression decodes to are given to it decoded).
+    private var dataOffset: Int64? {
+        guard archive_filter_count(archive) == 1, archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE else { return nil }
+        return archive_filter_bytes(archive, 0)
     }
 
     /// Refuses a zip whose local headers name a member otherwise than its

@@ -105,17 +105,18 @@ enum TarHeader {
         return Array("\(length) comment=".utf8) + value + [UInt8(ascii: "\n")]
     }
 
-    /// A time as libarchive writes and reads it: the whole seconds since
-    /// 1970, then the nanoseconds as a fraction when there are any. Before
-    /// 1970 the two are apart: 1.5 s before is -2 s and 0.5 s, `-2.5`. Our
-    /// reader (libarchive) and bsdtar read it back so; GNU tar, which writes
-    /// `-1.5`, and Python's tarfile read it as a second earlier.
+    /// A time as POSIX pax writes it, a decimal number of seconds since
+    /// 1970, with the nanoseconds as a fraction when there are any: 1.5 s
+    /// before 1970 (-2 s and 500,000,000 ns) is `-1.5`, as GNU tar writes
+    /// it and GNU tar, Python's tarfile and our reader (``PaxRawRecords``)
+    /// read it. libarchive 3.6.2 writes `-2.5` and reads `-1.5` as -0.5 s.
     static func paxTime(_ time: FileTimestamp) -> String {
         guard time.nanoseconds != 0 else { return String(time.seconds) }
-        var fraction = String(time.nanoseconds)
+        let negative = time.seconds < 0
+        var fraction = String(negative ? 1_000_000_000 - time.nanoseconds : time.nanoseconds)
         fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
         while fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(time.seconds).\(fraction)"
+        return negative ? "-\(-(time.seconds + 1)).\(fraction)" : "\(time.seconds).\(fraction)"
     }
 
     // MARK: - The ustar block

@@ -1,0 +1,220 @@
+/// The pax records libarchive 3.6.2 reads wrongly, kept as the archive
+/// stores them: `path` and `linkpath`, which libarchive converts "from
+/// UTF-8" to Unicode NFC (an NFD name, as macOS writes them, comes back
+/// composed; a name that is not UTF-8, as GNU tar writes raw bytes without
+/// `hdrcharset`, is refused with "Pathname can't be converted"), and
+/// `mtime`, whose fraction libarchive adds to a negative time instead of
+/// taking it away (`-0.5` comes back as 0 s + 500,000,000 ns). No option
+/// of libarchive's avoids the conversion: `hdrcharset` applies to ustar
+/// names and to pax ones only under `hdrcharset=BINARY`, and `compat-2x`
+/// normalizes too.
+///
+/// It looks at the bytes libarchive is given (a ``DeclaredSizeCheck`` that
+/// never refuses) and walks the tar from its first header as libarchive
+/// does, header to header by each entry's size, reading each extended
+/// header's records. Each entry's records are kept by where its data
+/// begins, which is where libarchive stands once it has read the entry's
+/// header. At anything whose size libarchive may count otherwise (a GNU
+/// sparse or multi-volume header, data after a link or directory, an
+/// unknown entry type, a damaged header, bytes libarchive skipped) the
+/// walk stops, and the entries after it keep libarchive's names and times.
+final class PaxRawRecords: DeclaredSizeCheck {
+    /// The raw records of one entry.
+    struct Records {
+        var path: [UInt8]?
+        var linkPath: [UInt8]?
+        var modified: (seconds: Int64, nanoseconds: Int32)?
+        /// Whether every record was well formed: only then may a warning
+        /// about a name be taken back (libarchive warns of both).
+        var wellFormed = true
+        /// A `size` record, which libarchive takes over the header's.
+        var size: Int64?
+    }
+
+    /// libarchive's limit on an extended header's size.
+    private static let maxBody: Int64 = 1 << 20
+
+    private enum Want {
+        case header
+        case body(type: UInt8)
+        case done
+    }
+
+    private var want = Want.header
+    /// Where the bytes wanted begin, how many, and those gathered so far.
+    private var wantStart: Int64 = 0
+    private var wantCount: Int64 = 512
+    private var gathered: [UInt8] = []
+    /// The records of the extended header read for the next entry.
+    private var pending: Records?
+    /// Whether libarchive takes the archive for pax here (as ``PlainTarReader`` tracks it).
+    private var isPax = false
+    /// Records by where their entry's data begins.
+    private var byDataStart: [Int64: Records] = [:]
+
+    /// The records of the entry whose data begins at `dataStart`, taken.
+    func take(dataStart: Int64) -> Records? {
+        byDataStart.removeValue(forKey: dataStart)
+    }
+
+    func inspect(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> DeclaredSizeRefusal? {
+        var offset = offset
+        var bytes = bytes[...]
+        while !bytes.isEmpty {
+            if case .done = want { return nil }
+            let have = wantStart + Int64(gathered.count)
+            // Bytes libarchive skipped, unread, or a seek back: the walk cannot follow.
+            guard offset <= have else { return stop() }
+            let end = offset + Int64(bytes.count)
+            guard end > have else { return nil }
+            let from = bytes.startIndex + Int(have - offset)
+            let take = Int(min(end - have, wantCount - Int64(gathered.count)))
+            gathered.append(contentsOf: bytes[from..<(from + take)])
+            bytes = bytes[(from + take)...]
+            offset = have + Int64(take)
+            if Int64(gathered.count) == wantCount { advance() }
+        }
+        return nil
+    }
+
+    private func stop() -> DeclaredSizeRefusal? {
+        want = .done
+        gathered = []
+        return nil
+    }
+
+    /// Acts on the bytes wanted, which are all gathered.
+    private func advance() {
+        let bytes = gathered
+        gathered = []
+        switch want {
+        case .done:
+            return
+        case .body(let type):
+            if type == UInt8(ascii: "x") { pending = Self.records(bytes) }
+            expect(.header, at: wantStart + Self.padded(wantCount), count: 512)
+        case .header:
+            bytes.withUnsafeBytes { header($0, at: wantStart) }
+        }
+    }
+
+    private func expect(_ next: Want, at start: Int64, count: Int64) {
+        want = next
+        wantStart = start
+        wantCount = count
+    }
+
+    /// Follows the header at `start`.
+    private func header(_ bytes: UnsafeRawBufferPointer, at start: Int64) {
+        let block = PlainTarReader.HeaderBlock(bytes)
+        guard !block.isZero, block.isValid, let size = try? block.number(at: 124, width: 12), size >= 0 else {
+            _ = stop()
+            return
+        }
+        let type = block.type
+        switch type {
+        case UInt8(ascii: "x"), UInt8(ascii: "g"), UInt8(ascii: "L"), UInt8(ascii: "K"):
+            guard size <= Self.maxBody, type != UInt8(ascii: "x") || pending == nil else {
+                _ = stop()
+                return
+            }
+            if type == UInt8(ascii: "x") { isPax = true }
+            expect(.body(type: type), at: start + 512, count: size)
+            if size == 0 { advance() }
+        case 0, UInt8(ascii: "0"), UInt8(ascii: "7"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"),
+             UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"):
+            if block.isGNU { isPax = false }
+            let records = pending
+            pending = nil
+            // GNU sparse and multi-volume fields, and sparse pax records: libarchive reads more.
+            let gnuExtra = block.isGNU && (block.bytes[386] != 0 || block.bytes[482] != 0 || block.bytes[483] != 0)
+            let dataSize = records?.size ?? size
+            let isRegular = type == 0 || type == UInt8(ascii: "0") || type == UInt8(ascii: "7")
+            let carriesData = isRegular || (type == UInt8(ascii: "1") && isPax)
+            guard !gnuExtra, records?.size == nil || records?.size == size, carriesData || size == 0 else {
+                _ = stop()
+                return
+            }
+            let dataStart = start + 512
+            if let records { byDataStart[dataStart] = records }
+            expect(.header, at: dataStart + Self.padded(carriesData ? dataSize : 0), count: 512)
+        default:
+            _ = stop()
+        }
+    }
+
+    /// The records of an extended header's body; `wellFormed` false when
+    /// one is not, or when one makes the entry sparse (the walk then stops
+    /// at the entry, whose size libarchive counts otherwise).
+    private static func records(_ body: [UInt8]) -> Records {
+        var records = Records()
+        var rest = body[...]
+        while !rest.isEmpty {
+            // "LENGTH KEY=VALUE\n", LENGTH counting the whole record.
+            guard let space = rest.prefix(8).firstIndex(of: UInt8(ascii: " ")), space > rest.startIndex,
+                  let length = decimal(rest[..<space]), length <= rest.count,
+                  case let newline = rest.startIndex + Int(length) - 1, newline > space, rest[newline] == UInt8(ascii: "\n"),
+                  let equals = rest[(space + 1)..<newline].firstIndex(of: UInt8(ascii: "=")), equals > space + 1
+            else {
+                records.wellFormed = false
+                return records
+            }
+            let key = rest[(space + 1)..<equals]
+            let value = rest[(equals + 1)..<newline]
+            if key.elementsEqual("path".utf8) {
+                records.path = Array(value)
+            } else if key.elementsEqual("linkpath".utf8) {
+                records.linkPath = Array(value)
+            } else if key.elementsEqual("mtime".utf8) {
+                records.modified = time(value)
+            } else if key.elementsEqual("size".utf8) {
+                records.size = decimal(value)
+                if records.size == nil { records.size = -1 }
+            } else if key.starts(with: "GNU.sparse.".utf8) {
+                records.size = -1  // sparse: the walk stops here
+            }
+            rest = rest[(rest.startIndex + Int(length))...]
+        }
+        return records
+    }
+
+    /// `[-]SECONDS[.FRACTION]` as seconds and nanoseconds from 0 to
+    /// 999,999,999: a negative time's fraction counts back from its
+    /// seconds (`-0.5` is -1 s + 500,000,000 ns); nine digits of the
+    /// fraction kept, as libarchive keeps them. nil when malformed.
+    static func time(_ value: ArraySlice<UInt8>) -> (seconds: Int64, nanoseconds: Int32)? {
+        let negative = value.first == UInt8(ascii: "-")
+        let digits = negative ? value.dropFirst() : value
+        let dot = digits.firstIndex(of: UInt8(ascii: ".")) ?? digits.endIndex
+        guard let whole = decimal(digits[..<dot]) else { return nil }
+        var nanoseconds: Int64 = 0
+        if dot < digits.endIndex {
+            let fraction = digits[(dot + 1)...]
+            guard fraction.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+            for index in 0..<9 {
+                let at = fraction.index(fraction.startIndex, offsetBy: index, limitedBy: fraction.endIndex) ?? fraction.endIndex
+                nanoseconds = nanoseconds * 10 + (at < fraction.endIndex ? Int64(fraction[at] - UInt8(ascii: "0")) : 0)
+            }
+        }
+        guard negative else { return (whole, Int32(nanoseconds)) }
+        return nanoseconds == 0 ? (-whole, 0) : (-whole - 1, Int32(1_000_000_000 - nanoseconds))
+    }
+
+    /// Decimal digits only; nil on anything else or on overflow.
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> Int64? {
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    private static func padded(_ size: Int64) -> Int64 {
+        size + Int64(TarHeader.paddingToBlock(Int(size % 512)))
+    }
+}

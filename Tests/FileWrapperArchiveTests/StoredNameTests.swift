@@ -1,0 +1,150 @@
+import FileWrapperArchive
+import FileWrapperKit
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// Names as archives store them (issue 22): libarchive 3.6.2 converts pax
+/// names to Unicode NFC and refuses pax names that are not UTF-8; read as
+/// stored, an NFD name (what macOS writes) stays NFD, an NFC and an NFD
+/// sibling are two entries, and GNU tar's raw bytes are read. Names are
+/// compared as bytes throughout. Archives made by GNU tar and bsdtar.
+@Suite struct StoredNameTests {
+    static let nfd: [UInt8] = [0x65, 0xCC, 0x81]  // "e" + COMBINING ACUTE ACCENT
+    static let nfc: [UInt8] = [0xC3, 0xA9]  // "é"
+
+    /// A tree with an NFD and an NFC sibling, a symlink to the NFD one and,
+    /// in a directory of an NFD name, a file; built with the shell so that
+    /// the names are bytes.
+    static func makeSource(in directory: TemporaryDirectory) throws -> URL {
+        try Interop.run("/bin/sh", ["-c", """
+            mkdir source && cd source && printf 1 > "$(printf 'e\\314\\201')" && printf 22 > "$(printf '\\303\\251')" \
+            && ln -s "$(printf 'e\\314\\201')" link && mkdir "$(printf 'dir-e\\314\\201')" && printf 333 > "$(printf 'dir-e\\314\\201')/f"
+            """], in: directory.url)
+        return directory.appending("source")
+    }
+
+    static let tools: [(name: String, script: String)] = [
+        ("GNU tar pax", "tar --format=pax -C source -cf archive.tar ."),
+        ("GNU tar pax gzip", "tar --format=pax -C source -czf archive.tgz ."),
+        ("bsdtar pax", "bsdtar --format pax -cf archive.tar -C source ."),
+    ]
+
+    /// The archive `script` makes of the source, in `directory`.
+    static func archive(_ tool: String, in directory: TemporaryDirectory) throws -> URL {
+        _ = try makeSource(in: directory)
+        try Interop.run("/bin/sh", ["-c", try #require(tools.first { $0.name == tool }).script], in: directory.url)
+        return directory.appending(try #require(try Disk.names(in: directory.url).first { $0.hasPrefix("archive.") }))
+    }
+
+    /// The paths below `url` as bytes, sorted, read with `readdir`.
+    static func paths(below url: URL) -> [[UInt8]] {
+        var paths: [[UInt8]] = []
+        var pending: [[UInt8]] = [[]]
+        let root = Array(url.path.utf8)
+        while let relative = pending.popLast() {
+            for name in SurroundingFiles.names(in: relative.isEmpty ? root : root + [UInt8(ascii: "/")] + relative) {
+                let path = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
+                paths.append(path)
+                pending.append(path)
+            }
+        }
+        return paths.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    @Test(arguments: tools.map(\.name))
+    func namesAreReadAsStored(tool: String) throws {
+        let directory = try TemporaryDirectory()
+        let archive = try Self.archive(tool, in: directory)
+        var entries: [ArchiveEntry] = []
+        try ArchiveEntries.forEach(in: Data(contentsOf: archive)) { entry, _ in entries.append(entry) }
+        // Without "./" before and "/" after.
+        let paths = entries.map { entry in
+            let path = entry.pathBytes.starts(with: Array("./".utf8)) ? entry.pathBytes.dropFirst(2) : entry.pathBytes[...]
+            return Array(path.last == UInt8(ascii: "/") ? path.dropLast() : path)
+        }
+        let expected = [Self.nfd, Self.nfc, Array("link".utf8), Array("dir-".utf8) + Self.nfd, Array("dir-".utf8) + Self.nfd + Array("/f".utf8)]
+        #expect(expected.allSatisfy { name in paths.contains { $0 == name } }, "\(paths.map(PathDisplay.text))")
+        let link = try #require(entries.first { $0.kind == .symbolicLink })
+        #expect(link.symbolicLinkTarget == Self.nfd)
+
+        let manifest = try Manifest(archiveAt: archive)
+        #expect(manifest.entry(at: Self.nfd)?.size == 1)
+        #expect(manifest.entry(at: Self.nfc)?.size == 2)
+        #expect(manifest.treeDigest == (try Manifest(contentsOf: directory.appending("source")).treeDigest))
+    }
+
+    /// Unpacked, the copy has the names GNU tar's extraction gives, byte
+    /// for byte (bsdtar's own extraction writes pax names in NFC).
+    @Test(arguments: tools.map(\.name))
+    func unpackWritesTheStoredNames(tool: String) throws {
+        let directory = try TemporaryDirectory()
+        let archive = try Self.archive(tool, in: directory)
+        try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
+        try FileManager.default.createDirectory(at: directory.appending("gnu"), withIntermediateDirectories: false)
+        try Interop.run("tar", ["-xf", archive.path, "-C", "gnu"], in: directory.url)
+        let copied = Self.paths(below: directory.appending("copy"))
+        #expect(copied == Self.paths(below: directory.appending("gnu")))
+        #expect(copied == Self.paths(below: directory.appending("source")))
+        let target = Array(try FileManager.default.destinationOfSymbolicLink(atPath: directory.appending("copy/link").path).utf8)
+        #expect(target == Self.nfd)
+    }
+
+    /// A hard link whose target is an NFD name names that entry, not its NFC sibling.
+    @Test func aHardLinkToAnNFDNameFindsIt() throws {
+        let directory = try TemporaryDirectory()
+        _ = try Self.makeSource(in: directory)
+        try Interop.run("/bin/sh", ["-c", "ln \"source/$(printf 'e\\314\\201')\" source/hard && tar --format=pax -C source -cf archive.tar ."],
+                        in: directory.url)
+        var targets: [[UInt8]] = []
+        try ArchiveEntries.forEach(in: Data(contentsOf: directory.appending("archive.tar"))) { entry, _ in
+            if let target = entry.hardLinkTarget { targets.append(target) }
+        }
+        #expect(targets.count == 1)
+        #expect(targets.allSatisfy { $0.suffix(3) == Self.nfd[...] }, "\(targets.map(PathDisplay.text))")
+        let manifest = try Manifest(archiveAt: directory.appending("archive.tar"))
+        #expect(manifest.entry(at: Array("hard".utf8))?.size == 1)
+    }
+
+    /// GNU tar writes a name that is not UTF-8 into a pax `path` record as
+    /// it is, without `hdrcharset`: listed and digested with its bytes; an
+    /// unpack refuses it as for any tar, naming it.
+    @Test func aRawNameInGNUPaxIsRead() throws {
+        let directory = try TemporaryDirectory()
+        try Interop.run("/bin/sh", ["-c", "mkdir source && printf x > \"source/$(printf 'raw\\377')\" && tar --format=pax -C source -cf archive.tar ."],
+                        in: directory.url)
+        let archive = directory.appending("archive.tar")
+        var paths: [[UInt8]] = []
+        try ArchiveEntries.forEach(in: Data(contentsOf: archive)) { entry, _ in paths.append(entry.pathBytes) }
+        #expect(paths.contains(Array("./raw".utf8) + [0xFF]))
+        let manifest = try Manifest(archiveAt: archive)
+        #expect(manifest.entry(at: Array("raw".utf8) + [0xFF])?.size == 1)
+        #expect(manifest.treeDigest == (try Manifest(contentsOf: directory.appending("source")).treeDigest))
+    }
+
+    /// pax times before 1970 with a fraction (`mtime=-0.5`) count back
+    /// from the second before: -1 s + 500,000,000 ns, as on disk.
+    @Test func paxTimesBefore1970KeepTheirFractions() throws {
+        let directory = try TemporaryDirectory()
+        try Interop.run("/bin/sh", ["-c", """
+            mkdir source && touch -d '1969-12-31 23:59:59.5 UTC' source/half && touch -d '1969-12-31 23:59:58.25 UTC' source/quarter \
+            && touch -d '1969-07-20 20:17:40 UTC' source/whole && touch -d '1969-01-01 00:00:00.000000001 UTC' source/source-root \
+            && touch -d '1969-12-31 12:00:00.75 UTC' source && tar --format=pax -C source -cf archive.tar .
+            """], in: directory.url)
+        let archive = directory.appending("archive.tar")
+        let disk = try Manifest(contentsOf: directory.appending("source"))
+        let read = try Manifest(archiveAt: archive)
+        let expected: [(String, Int64, Int32)] = [("half", -1, 500_000_000), ("quarter", -2, 250_000_000), ("whole", -14_182_940, 0),
+                                                  ("source-root", -31_536_000, 1)]
+        for (name, seconds, nanoseconds) in expected {
+            #expect(disk.entry(at: Array(name.utf8))?.modified == FileTimestamp(seconds: seconds, nanoseconds: nanoseconds), "\(name) on disk")
+            #expect(read.entry(at: Array(name.utf8))?.modified == FileTimestamp(seconds: seconds, nanoseconds: nanoseconds), "\(name)")
+        }
+        #expect(read.root.modified == FileTimestamp(seconds: -43_200, nanoseconds: 750_000_000))
+        #expect(read.metadataDigest == disk.metadataDigest)
+
+        try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
+        #expect(try DiskTree(directory.appending("copy")) == (try DiskTree(directory.appending("source"))))
+    }
+}
