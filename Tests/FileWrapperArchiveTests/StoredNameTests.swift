@@ -147,4 +147,89 @@ import TestSupport
         try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
         #expect(try DiskTree(directory.appending("copy")) == (try DiskTree(directory.appending("source"))))
     }
+
+    /// bsdtar writes zip names flagged UTF-8, which libarchive converts to
+    /// NFC: read from the local header as stored (a zip read from a file).
+    @Test func zipNamesAreReadAsStored() throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.makeSource(in: directory)
+        try Interop.run("bsdtar", ["--format", "zip", "-cf", "archive.zip", "-C", "source", "."], in: directory.url)
+        let archive = directory.appending("archive.zip")
+        let manifest = try Manifest(archiveAt: archive)
+        #expect(manifest.entry(at: Self.nfd)?.size == 1)
+        #expect(manifest.entry(at: Self.nfc)?.size == 2)
+        #expect(manifest.entry(at: Array("dir-".utf8) + Self.nfd + Array("/f".utf8))?.size == 3)
+        try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
+        #expect(Self.paths(below: directory.appending("copy")) == Self.paths(below: source))
+    }
+
+    /// 7-Zip stores names in UTF-16, which libarchive converts to NFC: read
+    /// from the header as stored.
+    @Test func sevenZipNamesAreReadAsStored() throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.makeSource(in: directory)
+        try Interop.run("/bin/sh", ["-c", "cd source && 7z a -bd ../archive.7z . > /dev/null"], in: directory.url)
+        let archive = directory.appending("archive.7z")
+        let manifest = try Manifest(archiveAt: archive)
+        #expect(manifest.entry(at: Self.nfd)?.size == 1)
+        #expect(manifest.entry(at: Self.nfc)?.size == 2)
+        #expect(manifest.entry(at: Array("dir-".utf8) + Self.nfd + Array("/f".utf8))?.size == 3)
+        try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
+        #expect(Self.paths(below: directory.appending("copy")) == Self.paths(below: source))
+    }
+
+    /// A zip made as Windows tools make them: names in code page 437
+    /// without the UTF-8 flag (Python's zipfile, told to encode them so).
+    static func makeCodePage437Zip(in directory: TemporaryDirectory) throws -> URL {
+        try Interop.run("python3", ["-c", #"""
+            import zipfile
+            class Info(zipfile.ZipInfo):
+                def _encodeFilenameFlags(self): return self.filename.encode('cp437'), self.flag_bits
+            with zipfile.ZipFile('cp437.zip', 'w') as z:
+                z.writestr(Info('caf\u00e9.txt'), 'one')
+                z.writestr(Info('\u00c7a/\u00fc\u2591.txt'), 'two')
+                z.writestr(Info('plain-\u00e9.txt'.encode('utf-8').decode('cp437')), 'three')
+            """#], in: directory.url)
+        return directory.appending("cp437.zip")
+    }
+
+    /// Decoded as code page 437 unless valid UTF-8 (APPNOTE, appendix D),
+    /// in UTF-8, as Python's zipfile extracts them (bsdtar writes the
+    /// bytes as they are); the third name's bytes are UTF-8, unflagged.
+    @Test func zipNamesWithoutTheUTF8FlagAreCodePage437() throws {
+        let directory = try TemporaryDirectory()
+        let archive = try Self.makeCodePage437Zip(in: directory)
+        var entries: [ArchiveEntry] = []
+        try ArchiveEntries.forEach(in: Data(contentsOf: archive)) { entry, _ in entries.append(entry) }
+        let expected = [Array("café.txt".utf8), Array("Ça/ü░.txt".utf8), Array("plain-é.txt".utf8)]
+        #expect(entries.map(\.pathBytes) == expected, "\(entries.map(\.displayPath))")
+
+        try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
+        try Interop.run("python3", ["-m", "zipfile", "-e", "cp437.zip", "python"], in: directory.url)
+        let copied = Self.paths(below: directory.appending("copy"))
+        #expect(copied.contains(Array("Ça/ü░.txt".utf8)))
+        // Python reads the third name as code page 437 whatever its bytes; the rest agree.
+        let python = Self.paths(below: directory.appending("python")).filter { !$0.starts(with: Array("plain".utf8)) }
+        #expect(copied.filter { !$0.starts(with: Array("plain".utf8)) } == python)
+        #expect(try Manifest(archiveAt: archive).entry(at: Array("Ça/ü░.txt".utf8))?.size == 3)
+    }
+
+    /// A name flagged UTF-8 whose bytes are not stays refused, naming the entry.
+    @Test func aZipNameFlaggedUTF8ThatIsNotIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        try Interop.run("python3", ["-c", #"""
+            import zipfile
+            class Info(zipfile.ZipInfo):
+                def _encodeFilenameFlags(self): return b'bad\xff.txt', self.flag_bits | 0x800
+            with zipfile.ZipFile('flagged.zip', 'w') as z:
+                z.writestr(Info('x'), 'one')
+            """#], in: directory.url)
+        let error = try #require(throws: ArchiveError.self) {
+            try Manifest(archiveAt: directory.appending("flagged.zip"))
+        }
+        #expect(error.entry?.hasPrefix("bad") == true, "\(error)")
+        #expect(throws: ArchiveError.self) {
+            try ArchiveUnpacker.unpack(archiveAt: directory.appending("flagged.zip"), to: directory.appending("copy"))
+        }
+    }
 }

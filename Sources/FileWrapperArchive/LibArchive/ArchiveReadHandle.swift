@@ -137,21 +137,23 @@ final class ArchiveReadHandle {
         var size: Int64?
         var modifiedIsSet: Bool
 
-        /// Takes the names and time of `raw` over libarchive's.
+        /// Takes the names (``StoredName``) and time of `raw` over libarchive's.
         mutating func apply(_ raw: PaxRawRecords.Records) {
-            if let path = raw.path {
+            if let stored = raw.path, let converted = pathBytes {
+                let path = StoredName.choose(stored: stored, converted: converted)
                 pathBytes = path
                 self.path = String(validating: path, as: UTF8.self)
             }
-            if let link = raw.linkPath {
-                if hardlinkBytes != nil {
+            if let stored = raw.linkPath {
+                if let converted = hardlinkBytes {
+                    let link = StoredName.choose(stored: stored, converted: converted)
                     hardlinkBytes = link
                     hardlinkTarget = String(decoding: link, as: UTF8.self)
-                } else if symlinkTarget != nil {
-                    symlinkTarget = link
+                } else if let converted = symlinkTarget {
+                    symlinkTarget = StoredName.choose(stored: stored, converted: converted)
                 }
             }
-            if let time = raw.modified { modified = time }
+            if let time = raw.modified, raw.agrees(with: modified) { modified = time }
         }
     }
 
@@ -193,7 +195,21 @@ final class ArchiveReadHandle {
                 modifiedIsSet: archive_entry_mtime_is_set(entry) != 0)
             if let raw, raw.wellFormed { header.apply(raw) }
             lastPath = header.path ?? header.rawPath
-            try checkZipNames(isSymbolicLink: header.type & S_IFMT == S_IFLNK)
+            if formatFamily == ARCHIVE_FORMAT_7ZIP, let names = source?.sevenZipNames, entries <= names.count, let converted = header.pathBytes {
+                let name = StoredName.choose(stored: names[entries - 1], converted: converted)
+                header.pathBytes = name
+                header.path = String(validating: name, as: UTF8.self)
+                lastPath = header.path ?? header.rawPath
+            }
+            if isZip {
+                let stored = try zipName(isSymbolicLink: header.type & S_IFMT == S_IFLNK)
+                if let converted = header.pathBytes {
+                    let name = ZipCentralNames.unflaggedName(stored.map { StoredName.choose(stored: $0, converted: converted) } ?? converted)
+                    header.pathBytes = name
+                    header.path = String(validating: name, as: UTF8.self)
+                    lastPath = header.path ?? header.rawPath
+                }
+            }
             return header
         }
     }
@@ -215,18 +231,23 @@ final class ArchiveReadHandle {
         return archive_filter_bytes(archive, 0)
     }
 
-    /// Refuses a zip whose local headers name a member otherwise than its
-    /// central directory does (``ZipCentralNames``), and a member whose
-    /// data libarchive found where no checked local header leads (not
-    /// asked of a symlink, whose target libarchive reads with the header,
-    /// expanding it). A zip read from a stream has no central directory to
-    /// hold them against.
-    private func checkZipNames(isSymbolicLink: Bool) throws {
-        guard isZip, let (source, dataOffset) = unfilteredInput else { return }
+    /// The current zip member's name as its local header stores it
+    /// (``ZipCentralNames``), not in the NFC that libarchive converts a
+    /// UTF-8 name to; nil when it is not known (a zip read from a stream,
+    /// with no central directory to check, or a symlink, whose target
+    /// libarchive reads with the header, expanding it: its data start is
+    /// not known). Refuses a zip whose local headers name a member
+    /// otherwise than its central directory does, and a member whose data
+    /// libarchive found where no checked local header leads.
+    private func zipName(isSymbolicLink: Bool) throws -> [UInt8]? {
+        guard let (source, dataOffset) = unfilteredInput else { return nil }
         if zipNames == nil { zipNames = .some(try ZipCentralNames(source: source, archive: name)) }
-        guard let names = zipNames ?? nil, !isSymbolicLink, !names.contains(dataStart: dataOffset) else { return }
-        throw ArchiveError(.corrupt, archive: name, entry: lastPath,
-                           message: "the member is not where a local header that the central directory lists leads")
+        guard let names = zipNames ?? nil, !isSymbolicLink else { return nil }
+        guard let stored = names.name(dataStart: dataOffset) else {
+            throw ArchiveError(.corrupt, archive: name, entry: lastPath,
+                               message: "the member is not where a local header that the central directory lists leads")
+        }
+        return stored
     }
 
     /// Reads the current entry's next bytes into `buffer`; 0 at its end.
@@ -296,6 +317,10 @@ final class ArchiveReadHandle {
     private func headerFailure(_ status: CInt, entry: OpaquePointer?) -> ArchiveError {
         if let path = entry.flatMap(archive_entry_pathname).map(Self.string), !path.isEmpty {
             return failure(status, entry: path)
+        }
+        // A zip name flagged UTF-8 that is not: libarchive keeps none.
+        if isZip, let stored = (try? zipName(isSymbolicLink: false)) ?? nil {
+            return failure(status, entry: String(decoding: stored, as: UTF8.self))
         }
         guard let lastPath else { return failure(status, entry: nil) }
         var error = failure(status, entry: lastPath)

@@ -38,6 +38,9 @@ final class ArchiveReadSource {
     /// What looks at the bytes before libarchive gets them, for declared
     /// sizes over the memory limit (``DeclaredSizes``).
     var checks: [any DeclaredSizeCheck] = []
+    /// The names of a 7z's files as its header stores them, in order
+    /// (``SevenZipHeaderCheck``), which libarchive gives in NFC.
+    var sevenZipNames: [[UInt8]]?
     /// A check's refusal of bytes not yet given to libarchive, for its next read.
     private var refusal: ArchiveError?
 

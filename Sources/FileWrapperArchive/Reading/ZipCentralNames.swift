@@ -23,8 +23,9 @@ import FileWrapperKit
 /// finds anywhere else (after a local header the directory does not list)
 /// is refused as well.
 struct ZipCentralNames {
-    /// Where the data of each checked member begins, sorted.
-    private let dataStarts: [Int64]
+    /// Where the data of each checked member begins, sorted, and the
+    /// member's name as its local header stores it (``Name/stored``).
+    private let members: [(dataStart: Int64, name: [UInt8])]
 
     /// Reads the central directory of the zip in `source` and checks each
     /// member's local header against it; nil when there is no central
@@ -39,7 +40,7 @@ struct ZipCentralNames {
         // As libarchive corrects them: by how far the directory is from where the end record says.
         let correction = start - location.offset
         var reader = ZipDirectory.PieceReader(source: source, start: start, end: location.end)
-        var starts: [Int64] = []
+        var starts: [(dataStart: Int64, name: [UInt8])] = []
         while let fixed = reader.peek(46), fixed.u32(0) == 0x0201_4b50 {
             let (nameLength, extraLength, commentLength) = (fixed.u16(28), fixed.u16(30), fixed.u16(32))
             guard let record = reader.peek(46 + nameLength + extraLength + commentLength) else { return nil }
@@ -72,19 +73,28 @@ struct ZipCentralNames {
                     message: "the local header names this member \(localName), the central directory \(centralName); "
                         + "a zip whose local headers and central directory (what unzip and Python's zipfile list) disagree is refused")
             }
-            starts.append(at.partialValue + 30 + Int64(localNameLength + localExtraLength))
+            starts.append((at.partialValue + 30 + Int64(localNameLength + localExtraLength), localName.stored))
         }
-        dataStarts = starts.sorted()
+        members = starts.sorted { $0.dataStart < $1.dataStart }
     }
 
-    /// Whether a checked member's data begins at `dataStart`.
-    func contains(dataStart: Int64) -> Bool {
-        var low = 0, high = dataStarts.count
+    /// The name of the checked member whose data begins at `dataStart`,
+    /// as its local header stores it (``Name/stored``); nil when no
+    /// checked member's does.
+    func name(dataStart: Int64) -> [UInt8]? {
+        var low = 0, high = members.count
         while low < high {
             let middle = (low + high) / 2
-            if dataStarts[middle] < dataStart { low = middle + 1 } else { high = middle }
+            if members[middle].dataStart < dataStart { low = middle + 1 } else { high = middle }
         }
-        return low < dataStarts.count && dataStarts[low] == dataStart
+        return low < members.count && members[low].dataStart == dataStart ? members[low].name : nil
+    }
+
+    /// A name without the UTF-8 flag as a reader decodes it (APPNOTE,
+    /// appendix D): in code page 437, unless its bytes are valid UTF-8, as
+    /// the many writers that set no flag store them.
+    static func unflaggedName(_ bytes: [UInt8]) -> [UInt8] {
+        String(validating: bytes, as: UTF8.self) == nil ? Name.codePage437(bytes) : bytes
     }
 
     /// A member's name as one header gives it: the name's bytes, the name
@@ -96,6 +106,10 @@ struct ZipCentralNames {
         /// How many Unicode Path fields the header has.
         var unicodePaths: Int
         var shown: [UInt8]
+        /// The name libarchive takes, byte for byte rather than in the NFC
+        /// libarchive converts a UTF-8 one to: the Unicode Path where it
+        /// holds and is UTF-8, else the name's bytes.
+        var stored: [UInt8]
 
         init(bytes: ArraySlice<UInt8>, flags: Int, fields: [(id: Int, data: ArraySlice<UInt8>)]) {
             self.bytes = bytes
@@ -109,15 +123,24 @@ struct ZipCentralNames {
             }
             if let unicodePath {
                 shown = Array(unicodePath)
+                // libarchive falls back to the name when the field's is not UTF-8.
+                stored = String(validating: shown, as: UTF8.self) == nil ? Array(bytes) : shown
             } else if flags & 0x800 != 0 || bytes.allSatisfy({ $0 < 0x80 }) {
                 shown = Array(bytes)
+                stored = shown
             } else {
-                var text = ""
-                for byte in bytes {
-                    text.unicodeScalars.append(byte < 0x80 ? Unicode.Scalar(byte) : Unicode.Scalar(Self.codePage437[Int(byte) - 0x80])!)
-                }
-                shown = Array(text.utf8)
+                shown = Self.codePage437(bytes)
+                stored = Array(bytes)
             }
+        }
+
+        /// `bytes` read as code page 437, in UTF-8.
+        static func codePage437(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+            var text = ""
+            for byte in bytes {
+                text.unicodeScalars.append(byte < 0x80 ? Unicode.Scalar(byte) : Unicode.Scalar(codePage437[Int(byte) - 0x80])!)
+            }
+            return Array(text.utf8)
         }
 
         /// The name's bytes, escaped and quoted, and the Unicode Path's.

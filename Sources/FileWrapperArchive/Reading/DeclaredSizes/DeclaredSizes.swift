@@ -40,7 +40,7 @@ enum DeclaredSizes {
             decoded.checks.append(ZipMethodCheck(budget: budget))
         }
         if formats.contains(.sevenZip), SevenZipHeaderCheck.mayBeSevenZip(head) {
-            try SevenZipHeaderCheck.check(decoded, budget: budget)
+            decoded.sevenZipNames = try SevenZipHeaderCheck.check(decoded, budget: budget)
         }
         return decoded
     }

@@ -31,8 +31,8 @@ extension SevenZipHeaderCheck {
         }
 
         /// Checks the rest of a header after its `kHeader`: its streams, and
-        /// the files it lists.
-        mutating func checkHeader() throws {
+        /// the files it lists; returns the files' names (``fileNames(count:)``).
+        mutating func checkHeader() throws -> [[UInt8]]? {
             var property = try byte()
             if property == Property.archiveProperties.rawValue {
                 // As libarchive reads them: an ID and a number each, until a 0.
@@ -43,8 +43,38 @@ extension SevenZipHeaderCheck {
                 _ = try checkStreamsInfo()
                 property = try byte()
             }
-            guard property == Property.filesInfo.rawValue else { return }
-            try allocate(UInt64(try count()), Cost.file)
+            guard property == Property.filesInfo.rawValue else { return nil }
+            let files = try count()
+            try allocate(UInt64(files), Cost.file)
+            return try? fileNames(count: files)
+        }
+
+        /// The names of the `count` files, from the `kName` property, in
+        /// UTF-8 converted from the stored UTF-16LE and nothing else (not
+        /// to NFC, as libarchive converts them); nil when the property is
+        /// missing, external, or does not hold `count` names.
+        private mutating func fileNames(count: Int) throws -> [[UInt8]]? {
+            while true {
+                let type = try number()
+                guard type != 0 else { return nil }
+                let size = try number()
+                guard size <= UInt64(bytes.count - position) else { return nil }
+                let body = try bytes(Int(size))
+                guard type == 0x11 else { continue }  // kName
+                guard body.first == 0 else { return nil }  // stored elsewhere ("external")
+                var names: [[UInt8]] = []
+                var units: [UInt16] = []
+                for at in stride(from: 1, to: body.count - 1, by: 2) {
+                    let unit = UInt16(body[at]) | UInt16(body[at + 1]) << 8
+                    if unit == 0 {
+                        names.append(Array(String(decoding: units, as: UTF16.self).utf8))
+                        units = []
+                    } else {
+                        units.append(unit)
+                    }
+                }
+                return names.count == count ? names : nil
+            }
         }
 
         /// Reads `StreamsInfo`, checking each folder's coders.

@@ -27,20 +27,24 @@ enum SevenZipHeaderCheck {
 
     /// Checks the header of the 7z that `source` holds, or refuses a 7z
     /// that cannot seek (libarchive reads it only by seeking to its end).
-    static func check(_ source: ArchiveReadSource, budget: MemoryBudget) throws {
+    /// Returns the names of its files as stored, in order, where it has one
+    /// start header and they can be read (not for a self-extracting one).
+    static func check(_ source: ArchiveReadSource, budget: MemoryBudget) throws -> [[UInt8]]? {
         guard !source.isSequential else {
-            guard source.head.starts(with: signature) else { return }
+            guard source.head.starts(with: signature) else { return nil }
             throw ArchiveError(.unsupportedFormat, archive: source.name, message: "the archive is 7z, which is read only from a file "
                                + "or bytes in memory: its header is at its end, and libarchive must seek to it")
         }
         let starts = source.head.starts(with: signature) ? [0] : selfExtractingStarts(source)
+        var names: [[UInt8]]?
         for start in starts {
             do {
-                try check(startHeaderAt: start, in: source, budget: budget)
+                names = try check(startHeaderAt: start, in: source, budget: budget)
             } catch is Malformed {
                 continue
             }
         }
+        return starts.count == 1 ? names : nil
     }
 
     /// The offsets of the 7z start headers after a program, where
@@ -65,10 +69,10 @@ enum SevenZipHeaderCheck {
     }
 
     /// Checks the archive whose start header is at `start`.
-    private static func check(startHeaderAt start: Int64, in source: ArchiveReadSource, budget: MemoryBudget) throws {
+    private static func check(startHeaderAt start: Int64, in source: ArchiveReadSource, budget: MemoryBudget) throws -> [[UInt8]]? {
         let startHeader = try read(source, at: start, count: 32)
         let (headerOffset, headerSize) = (u64(startHeader, 12), u64(startHeader, 20))
-        guard headerSize > 0, headerOffset <= UInt64(Int64.max) - 32 - UInt64(start) else { return }
+        guard headerSize > 0, headerOffset <= UInt64(Int64.max) - 32 - UInt64(start) else { return nil }
         guard budget.allows(headerSize) else {
             throw budget.refusal("the 7z header at byte \(start) is \(headerSize) bytes long, which libarchive reads whole")
         }
@@ -76,10 +80,10 @@ enum SevenZipHeaderCheck {
         var parser = Parser(bytes: try read(source, at: base + Int64(headerOffset), count: Int(headerSize)), budget: budget)
         switch try parser.property() {
         case .header:
-            try parser.checkHeader()
+            return try parser.checkHeader()
         case .encodedHeader:
             let streams = try parser.checkStreamsInfo()
-            guard let folder = streams.first, let packSize = streams.firstPackSize else { return }
+            guard let folder = streams.first, let packSize = streams.firstPackSize else { return nil }
             let size = folder.outputSize
             guard budget.allows(size) else {
                 throw budget.refusal("the 7z header at byte \(start) decodes to \(size) bytes, which libarchive holds whole")
@@ -87,10 +91,10 @@ enum SevenZipHeaderCheck {
             let decoded = try decode(folder, from: source, at: base + Int64(clamping: streams.packPosition),
                                      count: packSize, size: Int(size), archive: source.name)
             var header = Parser(bytes: decoded, budget: budget)
-            guard try header.property() == .header else { return }
-            try header.checkHeader()
+            guard try header.property() == .header else { return nil }
+            return try header.checkHeader()
         default:
-            return
+            return nil
         }
     }
 

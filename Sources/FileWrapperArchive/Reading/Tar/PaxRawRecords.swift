@@ -29,6 +29,17 @@ final class PaxRawRecords: DeclaredSizeCheck {
         var wellFormed = true
         /// A `size` record, which libarchive takes over the header's.
         var size: Int64?
+
+        /// Whether libarchive's reading of the `mtime` record is `time`:
+        /// the same, or, before 1970 with a fraction, the one that adds the
+        /// fraction (-1.75 read as -1 s + 750,000,000 ns for -2 s +
+        /// 250,000,000 ns).
+        func agrees(with time: (seconds: Int64, nanoseconds: Int32)) -> Bool {
+            guard let modified else { return false }
+            if modified == time { return true }
+            return modified.seconds < 0 && time.nanoseconds > 0
+                && modified.seconds == time.seconds - 1 && modified.nanoseconds == 1_000_000_000 - time.nanoseconds
+        }
     }
 
     /// libarchive's limit on an extended header's size.
