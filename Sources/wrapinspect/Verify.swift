@@ -13,8 +13,8 @@ struct Verify: ParsableCommand {
             archive format asked for (default: all that wrapinspect writes), read \
             back, and compared entry by entry with the original, under what each \
             form can keep: zip, ustar, GNU tar and cpio keep times to the second \
-            and 7z to 100 ns; zip and 7z keep no owners; archives keep no \
-            extended attributes, nor the root directory's own mode and time. \
+            and 7z to 100 ns; zip and 7z keep no owners, nor the root \
+            directory's own mode and time; archives keep no extended attributes. \
             The table says which of these applied. Anything else that changes is \
             a loss, printed under its form.
 

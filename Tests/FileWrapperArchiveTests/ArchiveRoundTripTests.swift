@@ -178,6 +178,31 @@ import Testing
         #expect(singleCopy.isRegularFile && singleCopy.regularFileContents == Data("just me".utf8))
     }
 
+    /// A tree built in memory has no modification dates; it serializes to
+    /// the same bytes whenever it is serialized, the entries at the epoch
+    /// (issue 22), not at the time of the call.
+    @Test func anUndatedTreeSerializesWithAFixedTime() throws {
+        let tree = FileWrapper(directoryWithFileWrappers: [
+            "a.txt": FileWrapper(regularFileWithContents: Data("one".utf8)),
+            "sub": FileWrapper(directoryWithFileWrappers: ["b.txt": FileWrapper(regularFileWithContents: Data("two".utf8))]),
+        ])
+        tree.preferredFilename = "Undated.package"
+        let dated = FileWrapper(regularFileWithContents: Data("three".utf8))
+        dated.attributes.modificationDate = FileTimestamp(seconds: 1_700_000_000, nanoseconds: 5)
+        dated.preferredFilename = "dated.txt"
+        tree.addFileWrapper(dated)
+        let data = try #require(tree.serializedRepresentation)
+        var times: [[UInt8]: FileTimestamp?] = [:]
+        try ArchiveEntries.forEach(in: data) { entry, _ in times[entry.pathBytes] = entry.modified }
+        #expect(times.count == 5)
+        for (path, time) in times {
+            let expected = path == Array("Undated.package/dated.txt".utf8)
+                ? FileTimestamp(seconds: 1_700_000_000, nanoseconds: 5) : FileTimestamp(seconds: 0)
+            #expect(time == expected, "\(PathDisplay.text(path))")
+        }
+        #expect(tree.serializedRepresentation == data)
+    }
+
     /// Text that compresses, but differently at each level.
     static func compressibleTree() -> FileWrapper {
         var text = ""

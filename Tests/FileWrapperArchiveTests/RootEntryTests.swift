@@ -1,4 +1,5 @@
 import FileWrapperArchive
+import FileWrapperKit
 import Foundation
 import Glibc
 import Testing
@@ -68,5 +69,34 @@ import TestSupport
         }
         #expect(error.code == .duplicateEntry)
         #expect(error.entry == "./", "tarfile writes a directory's name with a slash")
+    }
+
+    /// `pack` records the root's own mode, time and owner where the format
+    /// keeps them (tar, cpio), as `tar -C dir .` does: the copy an unpack
+    /// makes, and the one GNU tar extracts, have the source's root, and the
+    /// manifests do not differ (issue 22).
+    @Test(arguments: [ArchiveFormat.tar, .tarGzip, ArchiveFormat(.ustar), ArchiveFormat(.gnutar), .cpio])
+    func packRecordsTheRootsModeAndTime(format: ArchiveFormat) throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.makeSource(in: directory)
+        let archive = directory.appending("packed." + format.fileExtension)
+        try ArchiveWriter.write(contentsOf: source, to: archive, options: ArchiveWriteOptions(format: format))
+
+        try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
+        let original = try DiskTree(source)
+        #expect(try DiskTree(directory.appending("copy")) == original)
+        // GNU tar's extraction of a tar; bsdtar's of a cpio (GNU cpio leaves "." alone), which sets the root's mode, not its time.
+        let isCpio = format.container == .cpio
+        try FileManager.default.createDirectory(at: directory.appending("extracted"), withIntermediateDirectories: false)
+        try Interop.run(isCpio ? "bsdtar" : "tar", ["-xpf", archive.path, "-C", "extracted"], in: directory.url)
+        var extracted = try DiskTree(directory.appending("extracted"))
+        if isCpio { extracted.entries[""]?.modified = original.entries[""]!.modified }
+        #expect(extracted == original, "\(isCpio ? "bsdtar" : "GNU tar")'s extraction")
+
+        let diff = try ManifestDiff(from: Manifest(contentsOf: source), to: Manifest(archiveAt: archive))
+        #expect(diff.isEmpty, "\(diff.changes)")
+        let (_, results) = try RoundTrip.check(source, through: [.archive(format), .archive(.zip)])
+        #expect(results[0].keepsTree && !results[0].notKept.contains { $0.contains("root") }, "\(results[0])")
+        #expect(results[1].notKept.contains("the root directory's own mode and time"), "zip keeps no root entry")
     }
 }

@@ -33,6 +33,15 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
         self.compression = compression
     }
 
+    /// Whether archives of this format record the root directory's own
+    /// mode, time and owner, in a first entry `./` (tar) or `.` (cpio), as
+    /// `tar -C dir .` and `find . | cpio -o` do. Zip and 7z do not: the
+    /// document containers written as zips list their members alone
+    /// (EPUB's `mimetype` first), and 7-Zip writes no such entry.
+    var recordsRoot: Bool {
+        container != .zip && container != .sevenZip
+    }
+
     public static let zip = ArchiveFormat(.zip)
     public static let tar = ArchiveFormat(.pax)
     public static let tarGzip = ArchiveFormat(.pax, compression: .gzip)

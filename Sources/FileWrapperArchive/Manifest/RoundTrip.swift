@@ -134,7 +134,7 @@ public enum RoundTrip {
         if !form.keepsExtendedAttributes, withAttributes > 0 {
             notes.append("extended attributes (\(withAttributes) \(withAttributes == 1 ? "entry" : "entries"))")
         }
-        if form != .bundle, manifest.root.kind == .directory, manifest.root.permissions != nil {
+        if case .archive(let format) = form, !format.recordsRoot, manifest.root.kind == .directory, manifest.root.permissions != nil {
             notes.append("the root directory's own mode and time")
         }
         return notes

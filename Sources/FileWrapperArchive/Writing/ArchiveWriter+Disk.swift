@@ -1,5 +1,6 @@
 import FileWrapperKit
 import Foundation
+import Glibc
 
 extension ArchiveWriter {
     /// Packs what is on disk at `source` into the archive at `url`: a
@@ -14,8 +15,11 @@ extension ArchiveWriter {
     /// size of the files. What the walk refuses, `FileWrapper(url:)` refuses
     /// too, with the same errors.
     public static func write(contentsOf source: URL, to url: URL, options: ArchiveWriteOptions) throws {
-        let clock = EntryClock(reproducible: options.reproducible)
+        let clock = EntryClock(options)
         try writeReplacing(url, options: options) { writer in
+            if options.format.recordsRoot {
+                try writeRoot(of: source, to: writer, clock: clock, options: options)
+            }
             try DiskTreeStream.walk(root: source.path, firstName: options.firstStoredEntry) { stream in
                 while let entry = try stream.next() {
                     let header = ArchiveEntryHeader(
@@ -28,6 +32,23 @@ extension ArchiveWriter {
                 }
             }
         }
+    }
+}
+
+extension ArchiveWriter {
+    /// Writes the root's own entry (``ArchiveFormat/recordsRoot``) when
+    /// `source` is a directory: its mode, time and owner, as `lstat` gives
+    /// them (`fstatat` without following a symlink), so that an unpack
+    /// makes the root as it was.
+    private static func writeRoot(of source: URL, to writer: any ArchiveEntryWriter, clock: EntryClock, options: ArchiveWriteOptions) throws {
+        // A source that cannot be read is the walk's to report, as `FileWrapper(url:)` reports it.
+        guard let info = try? Syscall.status(of: source.path, in: AT_FDCWD, path: { source.path }),
+              info.st_mode & S_IFMT == S_IFDIR
+        else { return }
+        try writer.writeHeader(ArchiveEntryHeader(
+            path: ".", kind: .directory, permissions: UInt16(info.st_mode & 0o7777), size: 0,
+            modified: clock.time(for: FileTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec))),
+            owner: options.reproducible ? nil : FileOwner(userID: info.st_uid, groupID: info.st_gid), linkTarget: nil), stored: false)
     }
 }
 

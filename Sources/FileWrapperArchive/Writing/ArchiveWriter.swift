@@ -79,25 +79,35 @@ public enum ArchiveWriter {
 
     /// Writes through `sink`; with `rootName`, the wrapper itself is the one
     /// top-level entry under that name instead of its children.
+    /// `undatedTime` is the time of an entry whose wrapper has no
+    /// modification date, instead of the time the archive is written.
     static func write(
-        _ wrapper: FileWrapper, rootName: String?, options: ArchiveWriteOptions, name: String,
+        _ wrapper: FileWrapper, rootName: String?, options: ArchiveWriteOptions, name: String, undatedTime: FileTimestamp? = nil,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let writer = try options.makeEntryWriter(name: name, sink: sink)
-        try writeEntries(of: wrapper, rootName: rootName, to: writer, options: options)
+        try writeEntries(of: wrapper, rootName: rootName, to: writer, options: options, undatedTime: undatedTime)
         try writer.close()
     }
 
     /// Walks the tree with an explicit stack and writes one entry per wrapper.
     private static func writeEntries(
-        of root: FileWrapper, rootName: String?, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions
+        of root: FileWrapper, rootName: String?, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions,
+        undatedTime: FileTimestamp? = nil
     ) throws {
-        let clock = EntryClock(reproducible: options.reproducible)
+        let clock = EntryClock(options, undatedTime: undatedTime)
         var pending: [(path: String, wrapper: FileWrapper)]
         if let rootName {
             pending = [(rootName, root)]
         } else if root.isDirectory {
             pending = children(of: root, under: nil, firstStored: options.firstStoredEntry)
+            // The root's own mode and time, where the format keeps them and the wrapper has them (one read from disk).
+            if options.format.recordsRoot, root.attributes.permissions != nil || root.attributes.modificationDate != nil {
+                try writer.writeHeader(ArchiveEntryHeader(
+                    path: ".", kind: .directory, permissions: root.attributes.permissions ?? 0o755, size: 0,
+                    modified: clock.time(for: root.attributes.modificationDate),
+                    owner: options.reproducible ? nil : root.attributes.owner, linkTarget: nil), stored: false)
+            }
         } else {
             pending = [(root.preferredFilename ?? root.filename ?? "file", root)]
         }
@@ -142,15 +152,16 @@ public enum ArchiveWriter {
 
 /// The modification time each entry gets: the wrapper's own, clamped to
 /// `SOURCE_DATE_EPOCH` for reproducible archives; for a wrapper without
-/// one, `SOURCE_DATE_EPOCH` (reproducible) or the time the archive started.
+/// one, `undatedTime` when given, else `SOURCE_DATE_EPOCH` (reproducible)
+/// or the time the archive started.
 struct EntryClock {
     private let epoch: FileTimestamp?
     private let fallback: FileTimestamp
 
-    init(reproducible: Bool) {
+    init(_ options: ArchiveWriteOptions, undatedTime: FileTimestamp? = nil) {
         let sourceDate = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int64.init)
-        epoch = reproducible ? sourceDate.map { FileTimestamp(seconds: $0) } : nil
-        fallback = reproducible ? (epoch ?? FileTimestamp(seconds: 0)) : FileTimestamp(Date())
+        epoch = options.reproducible ? sourceDate.map { FileTimestamp(seconds: $0) } : nil
+        fallback = undatedTime ?? (options.reproducible ? (epoch ?? FileTimestamp(seconds: 0)) : FileTimestamp(Date()))
     }
 
     func time(for date: FileTimestamp?) -> FileTimestamp {

@@ -116,7 +116,7 @@ extension Interop {
             if name.hasPrefix("./") { name = name.dropFirst(2) }
             while name.hasSuffix("/") { name = name.dropLast() }
             return String(name)
-        }
+        }.filter { $0 != "" && $0 != "." }  // the root's own entry (`./`, `.`), which is the tree itself
         let wanted = Set(expected.entries.keys).subtracting([""])
         let counts = Dictionary(listed.map { ($0, 1) }, uniquingKeysWith: +)
         var lines = wanted.subtracting(counts.keys).sorted().map { "\($0): not listed" }
