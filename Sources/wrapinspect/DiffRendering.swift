@@ -110,8 +110,9 @@ struct DiffRendering {
             return "owner \(owner(before.owner!)) -> \(owner(after.owner!))"
         case .xattrs:
             let names = change.extendedAttributeChanges
-            let parts = names.added.map { "+" + $0 } + names.removed.map { "-" + $0 } + names.changed.map { "~" + $0 }
-            return "xattrs " + parts.map { Format.name($0.utf8) }.joined(separator: " ")
+            let parts = names.added.map { Array("+".utf8) + $0.bytes } + names.removed.map { Array("-".utf8) + $0.bytes }
+                + names.changed.map { Array("~".utf8) + $0.bytes }
+            return "xattrs " + parts.map { Format.name($0) }.joined(separator: " ")
         }
     }
 
@@ -242,9 +243,9 @@ struct DiffRendering {
         case .xattrs:
             let names = change.extendedAttributeChanges
             return .object([
-                ("added", .array(names.added.map(JSONValue.string))),
-                ("removed", .array(names.removed.map(JSONValue.string))),
-                ("changed", .array(names.changed.map(JSONValue.string))),
+                ("added", .array(names.added.map { .string($0.description) })),
+                ("removed", .array(names.removed.map { .string($0.description) })),
+                ("changed", .array(names.changed.map { .string($0.description) })),
             ])
         }
     }

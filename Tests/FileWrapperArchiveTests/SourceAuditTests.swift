@@ -159,10 +159,7 @@ import Testing
         ("FileWrapperKit/Manifest/Manifest+JSONLines.swift", "as? [String: Any]", "JSON object keys"),
         ("FileWrapperKit/Manifest/ManifestJSONFields.swift", "[String: Any]", "JSON object keys"),
         ("FileWrapperKit/Manifest/MtreeParser.swift", "[String: [UInt8]]", "mtree keywords"),
-        ("FileWrapperKit/Manifest/ManifestEntry.swift", "extendedAttributes: [String: [UInt8]]", "extended attribute names, which Linux keeps in user.* as ASCII keys"),
-        ("FileWrapperKit/Manifest/ManifestJSONFields.swift", "var attributes: [String: [UInt8]]", "extended attribute names"),
-        ("FileWrapperKit/Manifest/Manifest+Disk.swift", "[String: Data]) -> [String: [UInt8]]", "extended attribute names"),
-        ("FileWrapperKit/Manifest/ManifestDiff.swift", "(added: [String], removed: [String], changed: [String])", "extended attribute names"),
+        ("FileWrapperKit/Manifest/ExtendedAttributeName.swift", "keyed(_ attributes: [String: Data])", "a FileWrapper's attributes as Foundation keys them, made byte names"),
     ]
 
     @Test func namesAreNeverStringKeysOrStringArrays() throws {

@@ -25,11 +25,14 @@ enum ExtendedAttributes {
             }
         }
 
-        func value(_ name: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
-            switch self {
-            case .path(let path): cfs_lgetxattr(path, name, buffer, size)
-            case .pathBytes(let path): Self.withCPath(path) { cfs_lgetxattr($0, name, buffer, size) }
-            case .descriptor(let fd): cfs_fgetxattr(fd, name, buffer, size)
+        /// The value of the attribute whose name is the bytes `name`.
+        func value(_ name: [UInt8], _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+            Self.withCPath(name) { name in
+                switch self {
+                case .path(let path): cfs_lgetxattr(path, name, buffer, size)
+                case .pathBytes(let path): Self.withCPath(path) { cfs_lgetxattr($0, name, buffer, size) }
+                case .descriptor(let fd): cfs_fgetxattr(fd, name, buffer, size)
+                }
             }
         }
 
@@ -47,17 +50,31 @@ enum ExtendedAttributes {
         try read(.path("/proc/self/fd/\(directory)/" + name), displayPath: path)
     }
 
-    /// ``read(_:in:path:)`` for a name given as bytes.
-    static func read(bytes name: [UInt8], in directory: CInt, path: Syscall.Path) throws(FileWrapperError) -> [String: Data] {
-        try read(.pathBytes(Array("/proc/self/fd/\(directory)/".utf8) + name), displayPath: path)
+    /// ``readNamed(_:displayPath:)`` of the file `name` (bytes) inside the
+    /// directory `directory`, as ``read(_:in:path:)`` reads it.
+    static func readNamed(bytes name: [UInt8], in directory: CInt, path: Syscall.Path) throws(FileWrapperError) -> [(name: [UInt8], value: Data)] {
+        try readNamed(.pathBytes(Array("/proc/self/fd/\(directory)/".utf8) + name), displayPath: path)
     }
 
-    /// The `user.*` attributes of `target`.
+    /// The `user.*` attributes of `target`, by name as text (a name that
+    /// is not UTF-8 is read with U+FFFD in place of its bytes), for a
+    /// ``FileWrapper``'s attributes.
     static func read(_ target: Target, displayPath: Syscall.Path) throws(FileWrapperError) -> [String: Data] {
+        var attributes: [String: Data] = [:]
+        for (name, value) in try readNamed(target, displayPath: displayPath) {
+            attributes[String(decoding: name, as: UTF8.self)] = value
+        }
+        return attributes
+    }
+
+    /// The `user.*` attributes of `target`, each name as its bytes, in the
+    /// order `listxattr` gives them: for manifests, which keep every
+    /// attribute apart (``ExtendedAttributeName``).
+    static func readNamed(_ target: Target, displayPath: Syscall.Path) throws(FileWrapperError) -> [(name: [UInt8], value: Data)] {
         var names: [UInt8] = []
         while true {
             let size = try tolerant(.listxattr, displayPath) { target.list(nil, 0) }
-            guard size > 0 else { return [:] }
+            guard size > 0 else { return [] }
             names = [UInt8](repeating: 0, count: size)
             let filled = try tolerant(.listxattr, displayPath) {
                 names.withUnsafeMutableBytes { target.list($0.baseAddress!.assumingMemoryBound(to: CChar.self), size) }
@@ -67,10 +84,10 @@ enum ExtendedAttributes {
                 break
             }
         }
-        var attributes: [String: Data] = [:]
+        var attributes: [(name: [UInt8], value: Data)] = []
         for rawName in names.split(separator: 0) {
-            let attributeName = String(decoding: rawName, as: UTF8.self)
-            guard attributeName.hasPrefix(namespace) else { continue }
+            let attributeName = Array(rawName)
+            guard attributeName.starts(with: namespace.utf8) else { continue }
             while true {
                 let size = try tolerant(.getxattr, displayPath) { target.value(attributeName, nil, 0) }
                 guard size >= 0 else { break }
@@ -79,7 +96,7 @@ enum ExtendedAttributes {
                     value.withUnsafeMutableBytes { target.value(attributeName, $0.baseAddress, size) }
                 }
                 if filled >= 0 {
-                    attributes[attributeName] = value.prefix(filled)
+                    attributes.append((attributeName, value.prefix(filled)))
                     break
                 }
             }

@@ -278,7 +278,7 @@ private struct DiskWalkWorker: ~Copyable {
     /// Adds the entry of the open directory `fd`, the cursor's current one.
     private mutating func addDirectory(_ path: [UInt8], info: stat, fd: CInt, cursor: DirectoryCursor) throws(FileWrapperError) {
         var entry = DiskManifestReader.entry(path: path, info: info)
-        entry.extendedAttributes = try DiskManifestReader.bytes(ExtendedAttributes.read(.descriptor(fd), displayPath: { cursor.path() }))
+        entry.extendedAttributes = try DiskManifestReader.bytes(ExtendedAttributes.readNamed(.descriptor(fd), displayPath: { cursor.path() }))
         add(entry)
     }
 
@@ -330,7 +330,7 @@ private struct DiskWalkWorker: ~Copyable {
             return try readListed(Array(name), in: directory, directoryPath: directoryPath, cursor: cursor, mayOpen: false, subdirectories: &subdirectories)
         }
         var entry = DiskManifestReader.entry(path: Self.join(directoryPath, name), info: info)
-        entry.extendedAttributes = try DiskManifestReader.bytes(ExtendedAttributes.read(.descriptor(fd), displayPath: path))
+        entry.extendedAttributes = try DiskManifestReader.bytes(ExtendedAttributes.readNamed(.descriptor(fd), displayPath: path))
         if info.st_size > ContentHashing.blockSize, walk.give(file: fd, entry: entry) {
             queued = true
             return
@@ -363,7 +363,7 @@ private struct DiskWalkWorker: ~Copyable {
             }
             return
         case .file:
-            entry.extendedAttributes = try DiskManifestReader.bytes(ExtendedAttributes.read(bytes: name, in: directory, path: path))
+            entry.extendedAttributes = try DiskManifestReader.bytes(ExtendedAttributes.readNamed(bytes: name, in: directory, path: path))
         case .symlink:
             entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: name, in: directory, path: path)
         case .hardLink, .other:

@@ -34,7 +34,7 @@ struct DiskManifestReader: Sendable {
             entries = [entry]
         case .regularFile:
             var entry = Self.entry(path: [], info: info)
-            entry.extendedAttributes = try Self.bytes(ExtendedAttributes.read(.path(root), displayPath: { root }))
+            entry.extendedAttributes = try Self.bytes(ExtendedAttributes.readNamed(.path(root), displayPath: { root }))
             if hashingContents {
                 entry.contentDigest = try hashRoot(as: FileIdentity(info))
             }
@@ -77,7 +77,9 @@ struct DiskManifestReader: Sendable {
     }
 
     /// Extended attributes as a manifest keeps them (none costs no allocation).
-    static func bytes(_ attributes: [String: Data]) -> [String: [UInt8]] {
-        attributes.isEmpty ? [:] : attributes.mapValues { Array($0) }
+    static func bytes(_ attributes: [(name: [UInt8], value: Data)]) -> [ExtendedAttributeName: [UInt8]] {
+        var named: [ExtendedAttributeName: [UInt8]] = [:]
+        for (name, value) in attributes { named[ExtendedAttributeName(name)] = Array(value) }
+        return named
     }
 }

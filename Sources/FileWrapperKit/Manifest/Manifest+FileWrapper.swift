@@ -13,7 +13,7 @@ extension Manifest {
             switch current.kind {
             case .directory:
                 entry.kind = .directory
-                entry.extendedAttributes = current.attributes.extendedAttributes.mapValues { Array($0) }
+                entry.extendedAttributes = ExtendedAttributeName.keyed(current.attributes.extendedAttributes)
                 for (name, child) in current.children {
                     stack.append((path.isEmpty ? Array(name.utf8) : path + [UInt8(ascii: "/")] + Array(name.utf8), child))
                 }
@@ -21,7 +21,7 @@ extension Manifest {
                 entry.kind = .symlink
                 entry.linkTarget = current.linkTarget
             case .regularFile:
-                entry.extendedAttributes = current.attributes.extendedAttributes.mapValues { Array($0) }
+                entry.extendedAttributes = ExtendedAttributeName.keyed(current.attributes.extendedAttributes)
                 entry.size = current.regularFileSize.map(Int64.init)
                 if hashingContents {
                     (entry.contentDigest, entry.size) = try SHA256Hasher.digest { try current.forEachContentsBlock($0) }

@@ -96,7 +96,7 @@ public struct ManifestDiff: Sendable {
         /// The extended attributes that were added, removed or changed in
         /// value, by name, each list sorted; empty unless ``fields``
         /// includes ``Field/xattrs``.
-        public var extendedAttributeChanges: (added: [String], removed: [String], changed: [String]) {
+        public var extendedAttributeChanges: (added: [ExtendedAttributeName], removed: [ExtendedAttributeName], changed: [ExtendedAttributeName]) {
             guard fields.contains(.xattrs), let before = old?.extendedAttributes, let after = new?.extendedAttributes else {
                 return ([], [], [])
             }

@@ -24,8 +24,8 @@ public struct ManifestEntry: Sendable, Hashable {
     public var path: [UInt8]
     /// A symbolic link's target, or the path a hard link names.
     public var linkTarget: [UInt8]?
-    /// `user.*` extended attributes by name.
-    public var extendedAttributes: [String: [UInt8]]?
+    /// `user.*` extended attributes by name (its bytes).
+    public var extendedAttributes: [ExtendedAttributeName: [UInt8]]?
     /// SHA-256 of a file's contents (of the file a hard link names).
     public var contentDigest: SHA256Digest?
     public var kind: Kind
@@ -44,7 +44,7 @@ public struct ManifestEntry: Sendable, Hashable {
     public init(
         path: [UInt8], kind: Kind, size: Int64? = nil, permissions: UInt16? = nil, modified: FileTimestamp? = nil,
         owner: FileOwner? = nil, linkTarget: [UInt8]? = nil, contentDigest: SHA256Digest? = nil,
-        extendedAttributes: [String: [UInt8]]? = nil
+        extendedAttributes: [ExtendedAttributeName: [UInt8]]? = nil
     ) {
         self.path = path
         self.kind = kind

@@ -37,7 +37,7 @@ enum ManifestJSONFields {
     private static func longestText(of entry: ManifestEntry) -> Int {
         var length = 640 + 16 * (entry.path.count + (entry.linkTarget?.count ?? 0))
         for (name, value) in entry.extendedAttributes ?? [:] {
-            length += 16 + 8 * name.utf8.count + 2 * value.count
+            length += 32 + 8 * name.bytes.count + 2 * value.count
         }
         return length
     }
@@ -84,16 +84,32 @@ enum ManifestJSONFields {
             text.append("\"")
         }
         if let attributes = entry.extendedAttributes {
+            // Names in ASCII by name; the others (not UTF-8, or one of two
+            // canonically equivalent names, which a JSON reader's String
+            // keys would merge) by their bytes in base64.
+            let sorted = attributes.sorted { $0.key < $1.key }
+            let (plain, other) = (sorted.filter { $0.key.bytes.allSatisfy { $0 < 0x80 } }, sorted.filter { $0.key.bytes.contains { $0 >= 0x80 } })
             text.append(#","xattrs":{"#)
-            let sorted = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            for (index, (name, value)) in sorted.enumerated() {
+            for (index, (name, value)) in plain.enumerated() {
                 if index > 0 { text.append(",") }
-                text.append(json: name)
+                text.append(json: String(decoding: name.bytes, as: UTF8.self))
                 text.append(":\"")
                 text.append(utf8: Data(value).base64EncodedString())
                 text.append("\"")
             }
             text.append("}")
+            if !other.isEmpty {
+                text.append(#","xattrsBase64":{"#)
+                for (index, (name, value)) in other.enumerated() {
+                    if index > 0 { text.append(",") }
+                    text.append("\"")
+                    text.append(utf8: Data(name.bytes).base64EncodedString())
+                    text.append("\":\"")
+                    text.append(utf8: Data(value).base64EncodedString())
+                    text.append("\"")
+                }
+                text.append("}")
+            }
         }
         text.append("}")
     }
@@ -204,12 +220,21 @@ enum ManifestJSONFields {
         }
         if let value = object["xattrs"] {
             guard let values = value as? [String: Any] else { throw failure("\"xattrs\" is not an object") }
-            var attributes: [String: [UInt8]] = [:]
+            var attributes: [ExtendedAttributeName: [UInt8]] = [:]
             for (name, value) in values {
                 guard let text = value as? String, let data = Data(base64Encoded: text) else {
                     throw failure("the extended attribute \"\(name)\" is not base64")
                 }
-                attributes[name] = Array(data)
+                attributes[ExtendedAttributeName(name)] = Array(data)
+            }
+            if let value = object["xattrsBase64"] {
+                guard let values = value as? [String: Any] else { throw failure("\"xattrsBase64\" is not an object") }
+                for (name, value) in values {
+                    guard let nameData = Data(base64Encoded: name), let text = value as? String, let data = Data(base64Encoded: text) else {
+                        throw failure("the extended attribute \"\(name)\" in \"xattrsBase64\" is not base64")
+                    }
+                    attributes[ExtendedAttributeName(Array(nameData))] = Array(data)
+                }
             }
             entry.extendedAttributes = attributes
         }

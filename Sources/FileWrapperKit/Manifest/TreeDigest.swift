@@ -124,8 +124,8 @@ public enum TreeDigest {
         guard let attributes else { return }
         var bytes: [UInt8] = []
         append(UInt64(attributes.count), width: 4, to: &bytes)
-        for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            appendCounted(Array(name.utf8), to: &bytes)
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            appendCounted(name.bytes, to: &bytes)
             appendCounted(value, to: &bytes)
         }
         hasher.update(bytes)
