@@ -3,7 +3,7 @@ import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 
-/// `wrapinspect unpack ARCHIVE DESTINATION`: an archive into a new directory, safely.
+/// `wrapinspect unpack ARCHIVE [DESTINATION]`: an archive into a new directory, safely.
 struct Unpack: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unpack",
@@ -24,6 +24,7 @@ struct Unpack: ParsableCommand {
             owners are not restored.
 
             Examples:
+              wrapinspect unpack Travel.zip                 (makes the folder Travel)
               wrapinspect unpack Travel.tar.zst Copy.journal
               wrapinspect unpack --force --max-bytes 100000000 Download.zip Download
             """
@@ -32,10 +33,13 @@ struct Unpack: ParsableCommand {
     @Argument(help: "The archive to unpack.")
     var archive: String
 
-    @Argument(help: "The directory to create.")
-    var destination: String
+    @Argument(help: "The directory to create (default: the archive's name without its ending, in the current directory).")
+    var destination: String?
 
-    @Flag(help: "Replace DESTINATION if it exists, once the unpack has succeeded.")
+    @Flag(help: """
+        Replace DESTINATION whole if it exists: everything in it now is removed, once the unpack has succeeded. \
+        Never the current directory, a folder that holds it or the archive, or /.
+        """)
     var force = false
 
     @OptionGroup var input: InputOptions
@@ -78,6 +82,16 @@ struct Unpack: ParsableCommand {
         for case let (flag, value?) in values where !(value > 0) {
             throw ValidationError("\(flag) must be more than 0.")
         }
+        _ = try chosenDestination()
+    }
+
+    /// DESTINATION, or the folder named after the archive.
+    func chosenDestination() throws -> String {
+        if let destination { return destination }
+        guard let named = Self.defaultDestination(for: archive) else {
+            throw ValidationError("Cannot name a folder after \"\(archive)\"; give DESTINATION.")
+        }
+        return named
     }
 
     func run() throws {
@@ -87,6 +101,8 @@ struct Unpack: ParsableCommand {
         maxNameLength.map { limits.maxNameLength = $0 }
         maxDepth.map { limits.maxDepth = $0 }
         maxLinkLength.map { limits.maxLinkLength = $0 }
+        let destination = try chosenDestination()
+        try Self.checkReplaceable(destination, archive: archive)
         let options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
         let summary = try ArchiveUnpacker.unpack(
             archiveAt: URL(fileURLWithPath: archive), to: URL(fileURLWithPath: destination), options: options)

@@ -74,7 +74,7 @@ struct WrapInspect: ParsableCommand {
     static func describe(_ error: Error) -> String {
         if let error = error as? ArchiveError {
             let description = error.description { "(raise it with \(Unpack.flag(for: $0)))" }
-            return error.code == .destinationExists ? description + " (replace it with --force)" : description
+            return error.code == .destinationExists ? description + " (unpack into a new folder, or replace it whole with --force)" : description
         }
         if let description = (error as? LocalizedError)?.errorDescription {
             return description

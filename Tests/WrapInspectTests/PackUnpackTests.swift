@@ -64,7 +64,7 @@ struct PackUnpackTests {
 
         let refused = try WrapInspectProcess.run(["unpack", "Travel.zip", "Out"], in: journal.directory)
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("Out already exists (replace it with --force)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Out already exists (unpack into a new folder, or replace it whole with --force)"), "\(refused.stderr)")
         #expect(FileManager.default.fileExists(atPath: kept.path))
 
         let failed = try WrapInspectProcess.run(
