@@ -14,10 +14,14 @@ struct Pack: ParsableCommand {
             ARCHIVE's ending (.zip .tar .tgz .tar.gz .tar.bz2 .tar.xz .tar.zst \
             .tar.lz4 .cpio .cpio.gz .7z) or from --format. The archive is written \
             beside ARCHIVE under a temporary name and renamed over it when \
-            complete, so an existing ARCHIVE is replaced whole or not at all.
+            complete, so an existing ARCHIVE is replaced whole or not at all. \
+            ARCHIVE "-" is standard output (refused when it is a terminal); a \
+            device, FIFO or socket is written to as a stream; a symbolic link \
+            is kept, and what it points at is replaced.
 
             Examples:
               wrapinspect pack Travel.journal Travel.tar.zst
+              wrapinspect pack --format tar.zst Travel.journal - | ssh host 'cat > Travel.tar.zst'
               wrapinspect pack --reproducible --first-stored mimetype Book Book.epub --format zip
             """
     )
@@ -25,7 +29,7 @@ struct Pack: ParsableCommand {
     @Argument(help: "The bundle (directory) or file to pack.")
     var source: String
 
-    @Argument(help: "The archive to write.")
+    @Argument(help: "The archive to write (- for standard output).")
     var archive: String
 
     @Option(help: ArgumentHelp(
@@ -60,6 +64,9 @@ struct Pack: ParsableCommand {
             return named
         }
         guard let fromName = ArchiveFormat(fileExtensionOf: archive) else {
+            if archive == "-" {
+                throw ValidationError("Standard output has no ending to tell the format from; give --format.")
+            }
             throw ValidationError("Cannot tell the format from \"\(archive)\"; give --format or an ending such as .zip or .tar.zst.")
         }
         return fromName
@@ -69,6 +76,14 @@ struct Pack: ParsableCommand {
         let options = ArchiveWriteOptions(
             format: try archiveFormat(), compressionLevel: level, zipMethod: store ? .store : .deflate,
             reproducible: reproducible, firstStoredEntry: firstStored)
-        try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: archive), options: options)
+        switch try OutputDestination.resolving(archive, binary: true) {
+        case .file(let path):
+            try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: path), options: options)
+        case .stream(let fd, let name, let owned):
+            defer { if owned { close(fd) } }
+            try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), options: options, name: name) { bytes in
+                try Syscall.writeAll(bytes, to: fd, path: { name })
+            }
+        }
     }
 }

@@ -30,7 +30,7 @@ struct Snapshot: ParsableCommand {
     @Argument(help: "The directory, file, archive or manifest to describe.")
     var path: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the manifest to this file (a regular file is replaced atomically; a device, pipe or symbolic link is written through) instead of standard output.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the manifest to this file instead of standard output (- is standard output; a regular file is replaced atomically, through a symbolic link to it; a device, FIFO or socket is written to as a stream).", valueName: "file"))
     var output: String?
 
     @Option(help: ArgumentHelp("json, jsonl or mtree (default: from the ending of --output, else json).", valueName: "format"))
@@ -52,7 +52,15 @@ struct Snapshot: ParsableCommand {
             return
         }
         do {
-            try manifest.write(as: chosenFormat, toFileAt: output)
+            switch try OutputDestination.resolving(output, binary: false) {
+            case .file(let path):
+                try manifest.write(as: chosenFormat, toFileAt: path)
+            case .stream(let fd, let name, let owned):
+                defer { if owned { close(fd) } }
+                try manifest.write(as: chosenFormat, to: fd, path: name)
+            }
+        } catch let error as OutputRefused {
+            throw error
         } catch {
             throw ManifestError(file: output, message: "cannot write: \(error)")
         }

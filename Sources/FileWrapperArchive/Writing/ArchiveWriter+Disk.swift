@@ -15,21 +15,38 @@ extension ArchiveWriter {
     /// size of the files. What the walk refuses, `FileWrapper(url:)` refuses
     /// too, with the same errors.
     public static func write(contentsOf source: URL, to url: URL, options: ArchiveWriteOptions) throws {
-        let clock = EntryClock(options)
         try writeReplacing(url, options: options) { writer in
-            if options.format.recordsRoot {
-                try writeRoot(of: source, to: writer, clock: clock, options: options)
-            }
-            try DiskTreeStream.walk(root: source.path, firstName: options.firstStoredEntry) { stream in
-                while let entry = try stream.next() {
-                    let header = ArchiveEntryHeader(
-                        path: entry.path, kind: entry.kind.archiveKind,
-                        permissions: entry.kind == .symbolicLink ? 0o777 : entry.permissions, size: entry.size,
-                        modified: clock.time(for: entry.modified),
-                        owner: options.reproducible ? nil : entry.owner, linkTarget: entry.linkTarget)
-                    try writer.writeHeader(header, stored: entry.path == options.firstStoredEntry)
-                    try entry.contents?.forEachBlock { try writer.writeData($0, entry: entry.path) }
-                }
+            try writeEntries(contentsOf: source, to: writer, options: options)
+        }
+    }
+
+    /// Packs what is on disk at `source` as ``write(contentsOf:to:options:)``
+    /// does, handing the archive's bytes in order to `sink` (standard
+    /// output, a pipe, a device); `name` names the archive in errors.
+    public static func write(
+        contentsOf source: URL, options: ArchiveWriteOptions, name: String,
+        to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let writer = try options.makeEntryWriter(name: name, sink: sink)
+        try writeEntries(contentsOf: source, to: writer, options: options)
+        try writer.close()
+    }
+
+    /// Walks `source` and writes one entry for each item met.
+    private static func writeEntries(contentsOf source: URL, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions) throws {
+        let clock = EntryClock(options)
+        if options.format.recordsRoot {
+            try writeRoot(of: source, to: writer, clock: clock, options: options)
+        }
+        try DiskTreeStream.walk(root: source.path, firstName: options.firstStoredEntry) { stream in
+            while let entry = try stream.next() {
+                let header = ArchiveEntryHeader(
+                    path: entry.path, kind: entry.kind.archiveKind,
+                    permissions: entry.kind == .symbolicLink ? 0o777 : entry.permissions, size: entry.size,
+                    modified: clock.time(for: entry.modified),
+                    owner: options.reproducible ? nil : entry.owner, linkTarget: entry.linkTarget)
+                try writer.writeHeader(header, stored: entry.path == options.firstStoredEntry)
+                try entry.contents?.forEachBlock { try writer.writeData($0, entry: entry.path) }
             }
         }
     }

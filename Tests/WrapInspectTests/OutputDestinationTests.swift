@@ -1,0 +1,158 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// Issue 23, item 2: `pack` and `snapshot -o` write where the path means:
+/// `-` is standard output, a device, FIFO or socket is a stream, a symbolic
+/// link is kept and what it points at replaced, a terminal is refused for
+/// an archive.
+@Suite struct OutputDestinationTests {
+    /// A folder `src` with two files, and the bytes of its reproducible tar.
+    struct Packed {
+        let directory: TemporaryDirectory
+        let archive: [UInt8]
+
+        init(_ name: String = #function) throws {
+            directory = try TemporaryDirectory(name)
+            try Disk.write("one", to: directory.appending("src/a.txt"))
+            var random = SplitMix64(seed: 23)
+            try Disk.write(Data(random.bytes(100_000)), to: directory.appending("src/b.bin"))
+            let made = try WrapInspectProcess.run(["pack", "--reproducible", "src", "expected.tar"], in: directory.url)
+            try #require(made.status == 0, "\(made.stderr)")
+            archive = Array(try Data(contentsOf: directory.appending("expected.tar")))
+        }
+
+        /// Runs `script` with `sh -c` in the directory, `$W` naming the built wrapinspect.
+        func shell(_ script: String) throws -> CommandResult {
+            let executable = try #require(WrapInspectProcess.executableURL)
+            return try ChildProcess.run("/bin/sh", ["-c", script], in: directory.url, environment: ["W": executable.path])
+        }
+
+        func bytes(_ name: String) throws -> [UInt8] {
+            Array(try Data(contentsOf: directory.appending(name)))
+        }
+    }
+
+    static func kind(_ url: URL) -> mode_t {
+        var status = stat()
+        lstat(url.path, &status)
+        return status.st_mode & S_IFMT
+    }
+
+    @Test(arguments: ["-", "/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"])
+    func standardOutputIntoAPipeGetsTheArchive(destination: String) throws {
+        let packed = try Packed()
+        let before = Self.kind(URL(fileURLWithPath: "/dev/stdout"))
+        let result = try packed.shell("\"$W\" pack --reproducible --format tar src \(destination) | cat > got.tar")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try packed.bytes("got.tar") == packed.archive)
+        #expect(try Disk.names(in: packed.directory.url).sorted() == ["expected.tar", "got.tar", "src"], "no file named -")
+        #expect(Self.kind(URL(fileURLWithPath: "/dev/stdout")) == before, "/dev/stdout is as it was")
+    }
+
+    /// `/dev/stdout` redirected to a file means that file, at the shell's offset.
+    @Test func standardOutputRedirectedToAFileAppends() throws {
+        let packed = try Packed()
+        try Disk.write("head\n", to: packed.directory.appending("log"))
+        let result = try packed.shell("\"$W\" pack --reproducible --format tar src /dev/stdout >> log")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try packed.bytes("log") == Array("head\n".utf8) + packed.archive)
+    }
+
+    @Test func aSymbolicLinkIsKeptAndItsTargetReplaced() throws {
+        let packed = try Packed()
+        try FileManager.default.createDirectory(at: packed.directory.appending("store"), withIntermediateDirectories: false)
+        try Disk.write("old archive", to: packed.directory.appending("store/real.tar"))
+        try FileManager.default.createSymbolicLink(atPath: packed.directory.appending("link.tar").path, withDestinationPath: "store/real.tar")
+        try FileManager.default.createSymbolicLink(atPath: packed.directory.appending("dangling.tar").path, withDestinationPath: "store/new.tar")
+
+        for link in ["link.tar", "dangling.tar"] {
+            let result = try WrapInspectProcess.run(["pack", "--reproducible", "src", link], in: packed.directory.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(Self.kind(packed.directory.appending(link)) == S_IFLNK, "\(link) is still a symbolic link")
+        }
+        #expect(try packed.bytes("store/real.tar") == packed.archive)
+        #expect(try packed.bytes("store/new.tar") == packed.archive)
+        #expect(try Disk.names(in: packed.directory.appending("store")).sorted() == ["new.tar", "real.tar"], "no temporary left")
+    }
+
+    @Test func aSymbolicLinkToAFolderIsRefusedNamingBoth() throws {
+        let packed = try Packed()
+        try FileManager.default.createSymbolicLink(atPath: packed.directory.appending("link.tar").path, withDestinationPath: "src")
+        let result = try WrapInspectProcess.run(["pack", "src", "link.tar"], in: packed.directory.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("wrapinspect: link.tar (a symbolic link to "), "\(result.stderr)")
+        #expect(result.stderr.contains("/src) is a directory"), "\(result.stderr)")
+        #expect(Self.kind(packed.directory.appending("link.tar")) == S_IFLNK)
+    }
+
+    @Test func aFIFOIsWrittenAsAStream() throws {
+        let packed = try Packed()
+        let result = try packed.shell("mkfifo fifo && { cat fifo > got.tar & } && \"$W\" pack --reproducible --format tar src fifo && wait")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try packed.bytes("got.tar") == packed.archive)
+        #expect(Self.kind(packed.directory.appending("fifo")) == S_IFIFO)
+        #expect(try Disk.names(in: packed.directory.url).sorted() == ["expected.tar", "fifo", "got.tar", "src"], "no temporary beside it")
+    }
+
+    @Test func aUnixSocketIsConnectedToAndWrittenAsAStream() throws {
+        let packed = try Packed()
+        let executable = try #require(WrapInspectProcess.executableURL)
+        let server = """
+            import socket, subprocess, sys
+            s = socket.socket(socket.AF_UNIX); s.bind("sock"); s.listen(1)
+            p = subprocess.Popen([sys.argv[1], "pack", "--reproducible", "--format", "tar", "src", "sock"])
+            c, _ = s.accept(); data = b""
+            while chunk := c.recv(65536): data += chunk
+            open("got.tar", "wb").write(data); sys.exit(p.wait())
+            """
+        let result = try ChildProcess.run("/usr/bin/env", ["python3", "-c", server, executable.path], in: packed.directory.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try packed.bytes("got.tar") == packed.archive)
+    }
+
+    @Test func aCharacterDeviceIsWrittenNotReplaced() throws {
+        let packed = try Packed()
+        try FileManager.default.createSymbolicLink(atPath: packed.directory.appending("null.tar").path, withDestinationPath: "/dev/null")
+        for destination in ["/dev/null", "null.tar"] {
+            let result = try WrapInspectProcess.run(["pack", "--format", "tar", "src", destination], in: packed.directory.url)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(Self.kind(URL(fileURLWithPath: "/dev/null")) == S_IFCHR)
+        #expect(Self.kind(packed.directory.appending("null.tar")) == S_IFLNK)
+    }
+
+    @Test func aTerminalIsRefusedForAnArchive() throws {
+        let packed = try Packed()
+        let executable = try #require(WrapInspectProcess.executableURL)
+        let transcript = packed.directory.appending("transcript")
+        let result = try ChildProcess.run(
+            "/usr/bin/script", ["-q", "-e", "-c", "\(executable.path) pack --format tar src -", transcript.path], in: packed.directory.url)
+        let text = String(decoding: try Data(contentsOf: transcript), as: UTF8.self)
+        #expect(result.status == 2, "\(text)")
+        #expect(text.contains("wrapinspect: standard output is a terminal"), "\(text)")
+        #expect(!text.contains("a.txt"), "no archive bytes on the terminal")
+    }
+
+    @Test func snapshotThroughASymbolicLinkReplacesItsTargetAtomically() throws {
+        let packed = try Packed()
+        try Disk.write("old", to: packed.directory.appending("real.json"))
+        let oldInode = Disk.inode(packed.directory.appending("real.json"))
+        try FileManager.default.createSymbolicLink(atPath: packed.directory.appending("link.json").path, withDestinationPath: "real.json")
+
+        let result = try WrapInspectProcess.run(["snapshot", "src", "-o", "link.json"], in: packed.directory.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.kind(packed.directory.appending("link.json")) == S_IFLNK)
+        #expect(Disk.inode(packed.directory.appending("real.json")) != oldInode, "renamed into place, not rewritten in place")
+        #expect(try String(contentsOf: packed.directory.appending("real.json"), encoding: .utf8).contains("b.bin"))
+    }
+
+    @Test func snapshotToDashIsStandardOutput() throws {
+        let packed = try Packed()
+        let result = try WrapInspectProcess.run(["snapshot", "src", "-o", "-"], in: packed.directory.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("b.bin"))
+        #expect(!FileManager.default.fileExists(atPath: packed.directory.appending("-").path))
+    }
+}
