@@ -32,7 +32,7 @@ struct Cat: ParsableCommand {
     func run() throws {
         let options = ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits)
         try MemberContents.forEachBlock(ofMember: member, in: URL(fileURLWithPath: path), options: options) { block in
-            try Syscall.writeAll(block, to: STDOUT_FILENO, path: { "standard output" })
+            try StandardOutput.write(block)
         }
     }
 }

@@ -82,10 +82,10 @@ struct Diff: ParsableCommand {
         let diff = try ManifestDiff(from: input.manifest(of: old), to: input.manifest(of: new), ignoring: ignoredFields())
         let rendering = DiffRendering(diff: diff)
         if json {
-            print(rendering.json())
+            try StandardOutput.line(rendering.json())
         } else {
             for line in rendering.textLines(colored: color.colorsOutput()) {
-                print(line)
+                try StandardOutput.line(line)
             }
         }
         if !diff.isEmpty {

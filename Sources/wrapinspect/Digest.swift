@@ -36,9 +36,9 @@ struct Digest: ParsableCommand {
         guard let digest = manifest.treeDigestText else {
             throw ManifestError(file: path, message: "the manifest has no file digests (it was written without hashing), so it has no tree digest")
         }
-        print(digest)
+        try StandardOutput.line(digest)
         if metadata {
-            print(manifest.metadataDigestText)
+            try StandardOutput.line(manifest.metadataDigestText)
         }
     }
 }

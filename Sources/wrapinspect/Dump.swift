@@ -70,16 +70,16 @@ struct Dump: ParsableCommand {
         // A manifest file carries its digests; anything else is hashed only when asked.
         let manifest = try input.manifest(of: path, hashingContents: digests)
         if json {
-            FileHandle.standardOutput.write(manifest.encoded(as: .json))
+            try StandardOutput.write(manifest.encoded(as: .json))
             return
         }
         let listing = TreeListing(manifest, rootName: path, maxDepth: maxDepth, showsDigests: digests)
         for line in listing.renderedLines() {
-            print(line)
+            try StandardOutput.line(line)
         }
-        print(listing.totals.summary)
+        try StandardOutput.line(listing.totals.summary)
         if digests, let digest = manifest.treeDigestText {
-            print("tree digest \(digest)")
+            try StandardOutput.line("tree digest \(digest)")
         }
     }
 
@@ -101,16 +101,16 @@ struct Dump: ParsableCommand {
                 count += 1
                 bytes += entry.size ?? 0
                 if json {
-                    FileHandle.standardOutput.write(entry.encodedAsJSON() + Data("\n".utf8))
+                    try StandardOutput.write(entry.encodedAsJSON() + Data("\n".utf8))
                 } else {
-                    print(StoredLine(archived, size: entry.size, digest: entry.contentDigest).text)
+                    try StandardOutput.line(StoredLine(archived, size: entry.size, digest: entry.contentDigest).text)
                 }
             }
         } catch let error as ArchiveError where error.code == .unrecognizedFormat {
             throw ManifestError(file: path, message: "not an archive in a format read, so it has no stored entries to list")
         }
         if !json {
-            print("\(Format.count(count, "entry", "entries")), \(Format.count(bytes, "byte", "bytes")) in files")
+            try StandardOutput.line("\(Format.count(count, "entry", "entries")), \(Format.count(bytes, "byte", "bytes")) in files")
         }
     }
 }

@@ -81,8 +81,19 @@ struct Pack: ParsableCommand {
             try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: path), options: options)
         case .stream(let fd, let name, let owned):
             defer { if owned { close(fd) } }
-            try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), options: options, name: name) { bytes in
-                try Syscall.writeAll(bytes, to: fd, path: { name })
+            // A failed write is the stream's error, whatever the writer wraps it in.
+            nonisolated(unsafe) var failure: Error?
+            do {
+                try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), options: options, name: name) { bytes in
+                    do {
+                        try Syscall.writeAll(bytes, to: fd, path: { name })
+                    } catch {
+                        failure = fd == STDOUT_FILENO && !owned ? StandardOutputError(error) : error
+                        throw error
+                    }
+                }
+            } catch {
+                throw failure ?? error
             }
         }
     }

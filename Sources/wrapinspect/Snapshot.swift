@@ -48,18 +48,22 @@ struct Snapshot: ParsableCommand {
     func run() throws {
         let manifest = try input.manifest(of: path)
         guard let output else {
-            try manifest.write(as: chosenFormat, to: STDOUT_FILENO, path: "standard output")
+            try Self.writeToStandardOutput(manifest, as: chosenFormat)
             return
         }
         do {
             switch try OutputDestination.resolving(output, binary: false) {
             case .file(let path):
                 try manifest.write(as: chosenFormat, toFileAt: path)
+            case .stream(STDOUT_FILENO, _, false):
+                try Self.writeToStandardOutput(manifest, as: chosenFormat)
             case .stream(let fd, let name, let owned):
                 defer { if owned { close(fd) } }
                 try manifest.write(as: chosenFormat, to: fd, path: name)
             }
         } catch let error as OutputRefused {
+            throw error
+        } catch let error as StandardOutputError {
             throw error
         } catch {
             throw ManifestError(file: output, message: "cannot write: \(error)")
@@ -67,5 +71,14 @@ struct Snapshot: ParsableCommand {
         // Done: the process ends here rather than free the manifest's
         // entries one by one first (2 ms for 20,000 of them).
         withExtendedLifetime(manifest) { Glibc.exit(EXIT_SUCCESS) }
+    }
+
+    /// Writes the manifest to standard output, a write error being one of standard output's.
+    private static func writeToStandardOutput(_ manifest: Manifest, as format: ManifestFileFormat) throws {
+        do {
+            try manifest.write(as: format, to: STDOUT_FILENO, path: "standard output")
+        } catch {
+            throw StandardOutputError(error)
+        }
     }
 }

@@ -106,6 +106,6 @@ struct Unpack: ParsableCommand {
         let options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
         let summary = try ArchiveUnpacker.unpack(
             archiveAt: URL(fileURLWithPath: archive), to: URL(fileURLWithPath: destination), options: options)
-        print("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")
+        try StandardOutput.line("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")
     }
 }

@@ -62,10 +62,10 @@ struct Verify: ParsableCommand {
         let options = ManifestReadOptions(formats: input.formats, limits: input.limits)
         let (_, results) = try RoundTrip.check(URL(fileURLWithPath: path), through: forms(), options: options)
         if json {
-            print(Self.json(results, path: path).serialized)
+            try StandardOutput.line(Self.json(results, path: path).serialized)
         } else {
             for line in Self.table(results) {
-                print(line)
+                try StandardOutput.line(line)
             }
         }
         if results.contains(where: { !$0.keepsTree }) {

@@ -24,9 +24,13 @@ struct WrapInspect: ParsableCommand {
     /// errors, and prints errors as `wrapinspect: <description>`.
     static func main() {
         readTimeZoneOnce()
+        // A reader that goes away is an EPIPE to handle (temporaries
+        // removed, exit 2), not a signal that kills the process midway.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()
+            try StandardOutput.flush()
         } catch {
             exit(for: error)
         }
@@ -49,6 +53,16 @@ struct WrapInspect: ParsableCommand {
     /// exits with its code; bad usage prints the message and the usage on
     /// standard error; any other error prints its description. Both exit 2.
     private static func exit(for error: Error) -> Never {
+        var error = error
+        do {
+            try StandardOutput.flush()
+        } catch let failure {
+            // Output that could not be written outranks a difference found.
+            if error is ExitCode || exitCode(for: error) == .success { error = failure }
+        }
+        if let failure = error as? StandardOutputError, failure.isClosedPipe {
+            Foundation.exit(troubleStatus)
+        }
         let code = exitCode(for: error)
         if code == .success || error is ExitCode {
             exit(withError: error)
