@@ -78,6 +78,7 @@ struct Pack: ParsableCommand {
             reproducible: reproducible, firstStoredEntry: firstStored)
         switch try OutputDestination.resolving(archive, binary: true) {
         case .file(let path):
+            Interruption.removesTemporaries(replacing: path)
             try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: path), options: options)
         case .stream(let fd, let name, let owned):
             defer { if owned { close(fd) } }

@@ -103,6 +103,7 @@ struct Unpack: ParsableCommand {
         maxLinkLength.map { limits.maxLinkLength = $0 }
         let destination = try chosenDestination()
         try Self.checkReplaceable(destination, archive: archive)
+        Interruption.removesTemporaries(replacing: destination)
         let options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
         let summary = try ArchiveUnpacker.unpack(
             archiveAt: URL(fileURLWithPath: archive), to: URL(fileURLWithPath: destination), options: options)

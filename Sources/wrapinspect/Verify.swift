@@ -60,7 +60,9 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let options = ManifestReadOptions(formats: input.formats, limits: input.limits)
-        let (_, results) = try RoundTrip.check(URL(fileURLWithPath: path), through: forms(), options: options)
+        let results = try VerifyWorkspace.withWorkspace { workspace in
+            try RoundTrip.check(URL(fileURLWithPath: path), through: forms(), options: options, workspace: workspace).results
+        }
         if json {
             try StandardOutput.line(Self.json(results, path: path).serialized)
         } else {

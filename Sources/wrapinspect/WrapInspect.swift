@@ -24,12 +24,14 @@ struct WrapInspect: ParsableCommand {
     /// errors, and prints errors as `wrapinspect: <description>`.
     static func main() {
         readTimeZoneOnce()
+        Interruption.install()
         // A reader that goes away is an EPIPE to handle (temporaries
         // removed, exit 2), not a signal that kills the process midway.
         signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()
+            Interruption.finishing()
             try StandardOutput.flush()
         } catch {
             exit(for: error)
@@ -53,6 +55,7 @@ struct WrapInspect: ParsableCommand {
     /// exits with its code; bad usage prints the message and the usage on
     /// standard error; any other error prints its description. Both exit 2.
     private static func exit(for error: Error) -> Never {
+        Interruption.finishing()
         var error = error
         do {
             try StandardOutput.flush()

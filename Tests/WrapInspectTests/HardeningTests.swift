@@ -110,7 +110,7 @@ import TestSupport
         #expect(result.status == 0, "\(result.stderr)")
         // ThreadSanitizer keeps its own `tsan.rodata.PID` file in `$TMPDIR`.
         let left = try Disk.names(in: temporary).filter { !$0.hasPrefix("tsan.") }
-        try #require(left.count == 1 && left[0].hasPrefix("wrapinspect-verify-"), "\(left)")
+        try #require(left.count == 1 && left[0].hasPrefix(".wrapinspect-verify.fwk-save-"), "\(left)")
         #expect(String(Self.mode(temporary.appendingPathComponent(left[0])), radix: 8) == "700")
     }
 

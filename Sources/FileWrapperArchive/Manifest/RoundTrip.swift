@@ -64,11 +64,13 @@ public enum RoundTrip {
 
     /// Reads the bundle or archive at `url`, round-trips it through each
     /// form in a temporary directory that only this user can enter
-    /// (removed at the end), and compares.
+    /// (removed at the end), and compares. With `workspace`, an empty
+    /// directory the caller made (and removes), the forms are written there
+    /// instead.
     /// Throws for input that is not a bundle or an archive, or that cannot
     /// be read; a form that fails to hold the tree is a result, not an error.
     public static func check(
-        _ url: URL, through forms: [Form], options: ManifestReadOptions = ManifestReadOptions()
+        _ url: URL, through forms: [Form], options: ManifestReadOptions = ManifestReadOptions(), workspace given: URL? = nil
     ) throws -> (original: Manifest, results: [Result]) {
         let name = url.relativePath
         let wrapper: FileWrapper
@@ -86,10 +88,12 @@ public enum RoundTrip {
         hashed.hashingContents = true
         let original = try Manifest(reading: url, options: hashed)
 
-        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("wrapinspect-verify-\(UUID().uuidString)")
-        // Private (mkdirat 0700): the copies inside keep the input's modes, 0644 files among them.
-        try Syscall.makeDirectory(workspace.path, in: AT_FDCWD, mode: 0o700, path: { workspace.path })
-        defer { try? FileManager.default.removeItem(at: workspace) }
+        let workspace = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("wrapinspect-verify-\(UUID().uuidString)")
+        if given == nil {
+            // Private (mkdirat 0700): the copies inside keep the input's modes, 0644 files among them.
+            try Syscall.makeDirectory(workspace.path, in: AT_FDCWD, mode: 0o700, path: { workspace.path })
+        }
+        defer { if given == nil { try? FileManager.default.removeItem(at: workspace) } }
         let results = forms.map { form in
             roundTrip(wrapper, original: original, through: form, in: workspace, limits: options.limits)
         }
