@@ -72,6 +72,19 @@ struct Pack: ParsableCommand {
         return fromName
     }
 
+    /// Says, as bsdtar does, that an archive written inside the folder it
+    /// packs is left out of itself (the writer passes over it and its
+    /// temporary): the folders above the archive's are compared with
+    /// SOURCE by device and inode.
+    private func warnIfInsideSource(_ path: String) {
+        var status = stat()
+        guard stat(source, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if InodeIdentity.folders(from: folder).contains(InodeIdentity(status)) {
+            printError("\(Format.name(archive.utf8)) is inside \(Format.name(source.utf8)): the archive is left out of itself")
+        }
+    }
+
     func run() throws {
         let options = ArchiveWriteOptions(
             format: try archiveFormat(), compressionLevel: level, zipMethod: store ? .store : .deflate,
@@ -79,6 +92,7 @@ struct Pack: ParsableCommand {
         switch try OutputDestination.resolving(archive, binary: true) {
         case .file(let path):
             Interruption.removesTemporaries(replacing: path)
+            warnIfInsideSource(path)
             try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: path), options: options)
         case .stream(let fd, let name, let owned):
             defer { if owned { close(fd) } }

@@ -156,3 +156,38 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: packed.directory.appending("-").path))
     }
 }
+
+/// Issue 23, item 5: an archive packed into the folder it packs never
+/// contains itself, its temporary or the archive it replaces.
+@Suite struct PackIntoItselfTests {
+    @Test(arguments: ["backup.zip", "sub/backup.tar.gz"])
+    func anArchiveInsideItsSourceLeavesItselfOut(archive: String) throws {
+        let directory = try TemporaryDirectory()
+        let journal = directory.appending("J")
+        try Disk.write("one", to: journal.appendingPathComponent("a.txt"))
+        try Disk.write("two", to: journal.appendingPathComponent("sub/b.txt"))
+
+        var runs: [[UInt8]] = []
+        for _ in 0..<2 {
+            // Writing into sub/ changes its time: SOURCE_DATE_EPOCH clamps it, as for any build.
+            let result = try BuiltProgram.run(
+                "wrapinspect", ["pack", "--reproducible", ".", archive], in: journal, environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr == "wrapinspect: \(archive) is inside .: the archive is left out of itself\n")
+            runs.append(Array(try Data(contentsOf: journal.appendingPathComponent(archive))))
+        }
+        #expect(runs[0] == runs[1], "two reproducible runs give the same bytes")
+        let listed = try WrapInspectProcess.run(["dump", "--stored", archive], in: journal)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(!listed.stdout.contains("backup"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("sub/b.txt"), "\(listed.stdout)")
+    }
+
+    @Test func anArchiveBesideItsSourceGetsNoWarning() throws {
+        let directory = try TemporaryDirectory()
+        try Disk.write("one", to: directory.appending("J/a.txt"))
+        let result = try WrapInspectProcess.run(["pack", "J", "J.zip"], in: directory.url)
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+    }
+}

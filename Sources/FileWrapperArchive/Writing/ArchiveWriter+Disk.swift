@@ -7,7 +7,9 @@ extension ArchiveWriter {
     /// directory's contents become the archive's top-level entries (as
     /// document containers such as EPUB expect), a file or symlink becomes
     /// the one entry. The archive is replaced whole or not at all, as
-    /// ``write(_:to:options:)`` replaces it.
+    /// ``write(_:to:options:)`` replaces it. An archive written inside
+    /// `source` never contains itself, its temporary or the archive it
+    /// replaces (as bsdtar leaves out its own archive).
     ///
     /// The tree is walked as it is written, never held: one thread walks it
     /// and reads small files ahead while this one writes the archive
@@ -15,8 +17,8 @@ extension ArchiveWriter {
     /// size of the files. What the walk refuses, `FileWrapper(url:)` refuses
     /// too, with the same errors.
     public static func write(contentsOf source: URL, to url: URL, options: ArchiveWriteOptions) throws {
-        try writeReplacing(url, options: options) { writer in
-            try writeEntries(contentsOf: source, to: writer, options: options)
+        try writeReplacing(url, options: options) { writer, ownFiles in
+            try writeEntries(contentsOf: source, to: writer, options: options, excluding: ownFiles)
         }
     }
 
@@ -32,13 +34,16 @@ extension ArchiveWriter {
         try writer.close()
     }
 
-    /// Walks `source` and writes one entry for each item met.
-    private static func writeEntries(contentsOf source: URL, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions) throws {
+    /// Walks `source` and writes one entry for each item met but the files
+    /// `excluded`, after the root's own entry where the format records it.
+    private static func writeEntries(
+        contentsOf source: URL, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions, excluding excluded: [DiskTreeStream.Identity] = []
+    ) throws {
         let clock = EntryClock(options)
         if options.format.recordsRoot {
             try writeRoot(of: source, to: writer, clock: clock, options: options)
         }
-        try DiskTreeStream.walk(root: source.path, firstName: options.firstStoredEntry) { stream in
+        try DiskTreeStream.walk(root: source.path, firstName: options.firstStoredEntry, excluding: excluded) { stream in
             while let entry = try stream.next() {
                 let header = ArchiveEntryHeader(
                     path: entry.path, kind: entry.kind.archiveKind,

@@ -19,16 +19,17 @@ public enum ArchiveWriter {
     /// bits; temporaries that a killed process left are removed on the next
     /// write. A directory at `url` is refused, never replaced.
     public static func write(_ wrapper: FileWrapper, to url: URL, options: ArchiveWriteOptions) throws {
-        try writeReplacing(url, options: options) { writer in
+        try writeReplacing(url, options: options) { writer, _ in
             try writeEntries(of: wrapper, rootName: nil, to: writer, options: options)
         }
     }
 
     /// Writes the archive at `url` under a temporary name beside it with
     /// what `body` gives the writer and swaps it into place, both on the
-    /// disk before it returns (``Durability/synced``).
+    /// disk before it returns (``Durability/synced``). `body` is told the
+    /// files it must not pack: the temporary, and the archive it replaces.
     static func writeReplacing(
-        _ url: URL, options: ArchiveWriteOptions, _ body: (any ArchiveEntryWriter) throws -> Void
+        _ url: URL, options: ArchiveWriteOptions, _ body: (any ArchiveEntryWriter, _ ownFiles: [DiskTreeStream.Identity]) throws -> Void
     ) throws {
         let archive = url.relativePath
         let name = url.lastPathComponent
@@ -37,13 +38,17 @@ public enum ArchiveWriter {
             try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
         }
         defer { Syscall.close(parent) }
-        if let existing = Syscall.statusIfPresent(of: name, in: parent), existing.st_mode & S_IFMT == S_IFDIR {
+        let existing = Syscall.statusIfPresent(of: name, in: parent)
+        if let existing, existing.st_mode & S_IFMT == S_IFDIR {
             throw ArchiveError(.io, archive: archive, message: "is a directory; an archive is written only over a file")
         }
         let replacement = PendingReplacement(of: name, in: parent, parentPath: parentPath)
         let fd = try ArchiveError.io(archive: archive) { try replacement.createFile() }
         do {
             defer { Syscall.close(fd) }
+            var ownFiles: [DiskTreeStream.Identity] = []
+            if let made = try? Syscall.status(of: fd, path: { archive }) { ownFiles.append(DiskTreeStream.Identity(made)) }
+            if let existing, existing.st_mode & S_IFMT == S_IFREG { ownFiles.append(DiskTreeStream.Identity(existing)) }
             // Through a sink like any other, so that a failed write (a full
             // disk) is an error naming the file, the call and the errno, where
             // libarchive's own descriptor writer says only "Write error".
@@ -52,7 +57,7 @@ public enum ArchiveWriter {
                 try ArchiveError.io(archive: archive) { try Syscall.writeAll(bytes, to: fd, path: { archive }) }
                 writeback.wrote(bytes.count)
             }
-            try body(writer)
+            try body(writer, ownFiles)
             try writer.close()
             try ArchiveError.io(archive: archive) { try replacement.commit(.synced, file: fd) }
         } catch {

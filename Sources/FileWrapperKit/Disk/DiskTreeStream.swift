@@ -121,20 +121,35 @@ package final class DiskTreeStream: @unchecked Sendable {
 
     private let root: String
     private let firstName: String?
+    private let excluded: [DiskTreeStream.Identity]
 
-    private init(root: String, firstName: String?) {
+    private init(root: String, firstName: String?, excluded: [DiskTreeStream.Identity]) {
         self.root = root
         self.firstName = firstName
+        self.excluded = excluded
+    }
+
+    /// A file's device and inode numbers.
+    package struct Identity: Equatable {
+        package var device: UInt64
+        package var inode: UInt64
+
+        package init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
     }
 
     /// Walks the directory at `root` while `body` takes its entries with
     /// ``next()``; with `firstName`, that top-level entry comes first. A
     /// `root` that is a file or a symlink is the one entry, named by its
-    /// last path component. The walk's thread has ended when this returns.
+    /// last path component. Files that are one of `excluded` (an archive
+    /// being written into the tree, and the one it replaces) are passed
+    /// over unread. The walk's thread has ended when this returns.
     package static func walk<Result>(
-        root: String, firstName: String? = nil, _ body: (DiskTreeStream) throws -> Result
+        root: String, firstName: String? = nil, excluding excluded: [Identity] = [], _ body: (DiskTreeStream) throws -> Result
     ) throws -> Result {
-        let stream = DiskTreeStream(root: root, firstName: firstName)
+        let stream = DiskTreeStream(root: root, firstName: firstName, excluded: excluded)
         let thread = Thread { stream.walk() }
         thread.stackSize = 1 << 20
         thread.start()
@@ -240,7 +255,9 @@ package final class DiskTreeStream: @unchecked Sendable {
             let (parent, name) = TreeReader.split(root)
             let parentFd = try Syscall.open(parent, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parent })
             defer { Syscall.close(parentFd) }
-            _ = deliver(try entry(Child(name: name, info: info), path: name, in: parentFd, display: { self.root }))
+            if let entry = try entry(Child(name: name, info: info), path: name, in: parentFd, display: { self.root }) {
+                _ = deliver(entry)
+            }
             return
         }
         let fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { self.root })
@@ -255,7 +272,7 @@ package final class DiskTreeStream: @unchecked Sendable {
                 continue
             }
             let path = frames[frames.count - 1].prefix + child.name
-            let entry = try entry(child, path: path, in: cursor.current, display: { cursor.path(child.name) })
+            guard let entry = try entry(child, path: path, in: cursor.current, display: { cursor.path(child.name) }) else { continue }
             guard deliver(entry) else { return }
             if entry.kind == .directory {
                 let fd = try Syscall.open(child.name, in: cursor.current, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { cursor.path(child.name) })
@@ -297,8 +314,8 @@ package final class DiskTreeStream: @unchecked Sendable {
     }
 
     /// The entry for `child` of the directory `directory`, its contents
-    /// read ahead or opened.
-    private func entry(_ child: Child, path: String, in directory: CInt, display: @escaping Syscall.Path) throws -> DiskTreeEntry {
+    /// read ahead or opened; nil for an excluded file.
+    private func entry(_ child: Child, path: String, in directory: CInt, display: @escaping Syscall.Path) throws -> DiskTreeEntry? {
         var opened: (fd: CInt, info: stat)?
         if child.info == nil { opened = try openListedFile(child.name, in: directory, display: display) }
         defer { if let opened { Syscall.close(opened.fd) } }
@@ -310,6 +327,7 @@ package final class DiskTreeStream: @unchecked Sendable {
         } else {
             info = try Syscall.status(of: child.name, in: directory, path: display)
         }
+        if !excluded.isEmpty, InodeKind(mode: info.st_mode) == .regularFile, excluded.contains(Identity(info)) { return nil }
         var entry = DiskTreeEntry(
             path: path, kind: .regularFile, permissions: UInt16(info.st_mode & 0o7777),
             modified: FileTimestamp(info.st_mtim), owner: FileOwner(userID: info.st_uid, groupID: info.st_gid),
