@@ -31,7 +31,7 @@ struct Cat: ParsableCommand {
 
     func run() throws {
         let options = ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits)
-        try MemberContents.forEachBlock(ofMember: member, in: URL(fileURLWithPath: path), options: options) { block in
+        try MemberContents.forEachBlock(ofMember: member, in: StandardInput.url(for: path), options: options) { block in
             try StandardOutput.write(block)
         }
     }

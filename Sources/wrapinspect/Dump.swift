@@ -90,7 +90,7 @@ struct Dump: ParsableCommand {
         var bytes: Int64 = 0
         do {
             try ArchiveEntries.forEach(
-                in: URL(fileURLWithPath: path), formats: input.formats, limits: input.limits, checkingContents: digests
+                in: StandardInput.url(for: path), formats: input.formats, limits: input.limits, checkingContents: digests
             ) { archived, contents in
                 var entry = ManifestEntry(archived)
                 // A hard link that carries contents (SVR4 cpio's last link) shows them.

@@ -49,7 +49,7 @@ struct InputOptions: ParsableArguments {
         return try ProgressLine.showing(reading: path) { progress in
             var options = options
             options.progress = progress
-            return try Manifest(reading: URL(fileURLWithPath: path), options: options)
+            return try Manifest(reading: StandardInput.url(for: path), options: options)
         }
     }
 }

@@ -64,6 +64,7 @@ enum Interruption {
     static func finishing() {
         lock.lock()
         lock.unlock()
+        StandardInput.removeCopy()
     }
 
     /// Removes every temporary of this process in the folders registered:

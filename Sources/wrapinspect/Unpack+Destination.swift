@@ -10,7 +10,7 @@ extension Unpack {
     /// `dir/Book.tar.zst` -> `Book`), as `unar` names it. Nil when nothing
     /// would be left, or the archive is standard input.
     static func defaultDestination(for archive: String) -> String? {
-        guard archive != "-" else { return nil }
+        guard !StandardInput.isNamed(by: archive) else { return nil }
         var name = Substring(URL(fileURLWithPath: archive).lastPathComponent)
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         name = name[..<dot]
@@ -46,7 +46,7 @@ extension Unpack {
                 destination: destination,
                 reason: "is the current directory or holds it; unpack never replaces it (unpack into a new folder instead)")
         }
-        guard archive != "-" else { return }
+        guard !StandardInput.isNamed(by: archive) else { return }
         var archiveStatus = stat()
         guard stat(archive, &archiveStatus) == 0 else { return }
         if InodeIdentity(archiveStatus) == target {

@@ -106,7 +106,7 @@ struct Unpack: ParsableCommand {
         Interruption.removesTemporaries(replacing: destination)
         let options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
         let summary = try ArchiveUnpacker.unpack(
-            archiveAt: URL(fileURLWithPath: archive), to: URL(fileURLWithPath: destination), options: options)
+            archiveAt: StandardInput.url(for: archive), to: URL(fileURLWithPath: destination), options: options)
         try StandardOutput.line("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")
     }
 }

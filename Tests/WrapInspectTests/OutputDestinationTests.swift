@@ -191,3 +191,80 @@ import TestSupport
         #expect(result.stderr == "")
     }
 }
+
+/// Issue 23, item 2, reading: `-` and `/dev/stdin` are standard input for
+/// `dump`, `digest`, `cat`, `snapshot` and `unpack`, a pipe or a
+/// redirected file alike, with what the file itself gives; the copy of a
+/// pipe is gone at the end.
+@Suite struct StandardInputTests {
+    struct Bench {
+        let directory: TemporaryDirectory
+
+        init(_ name: String = #function) throws {
+            directory = try TemporaryDirectory(name)
+            var random = SplitMix64(seed: 99)
+            try Disk.write(Data(random.bytes(200_000)), to: directory.appending("src/big.bin"))
+            try Disk.write("one", to: directory.appending("src/sub/a.txt"))
+            try FileManager.default.createDirectory(at: directory.appending("tmp"), withIntermediateDirectories: false)
+            for archive in ["T.zip", "T.tar.zst"] {
+                let made = try WrapInspectProcess.run(["pack", "src", archive], in: directory.url)
+                try #require(made.status == 0, "\(made.stderr)")
+            }
+        }
+
+        /// Runs `script` with `sh -c`, `$W` naming wrapinspect, `$TMPDIR` private.
+        func shell(_ script: String) throws -> CommandResult {
+            let executable = try #require(WrapInspectProcess.executableURL)
+            return try ChildProcess.run("/bin/sh", ["-c", script], in: directory.url,
+                                        environment: ["W": executable.path, "TMPDIR": directory.appending("tmp").path])
+        }
+    }
+
+    @Test(arguments: ["T.zip", "T.tar.zst"], ["-", "/dev/stdin"])
+    func standardInputGivesWhatTheFileGives(archive: String, name: String) throws {
+        let bench = try Bench()
+        // snapshot's entries (its header names the source), and the others' whole output.
+        func output(_ result: CommandResult, of command: String) -> [Substring] {
+            command == "snapshot" ? result.stdoutLines.filter { $0.hasPrefix("    {\"path\"") } : [Substring(result.stdout)]
+        }
+        for command in [["digest", "--metadata"], ["snapshot"], ["dump", "--stored", "--digests"], ["cat", "%", "big.bin"]] {
+            let direct = command.map { $0 == "%" ? archive : $0 } + (command[0] == "cat" ? [] : [archive])
+            let expected = try WrapInspectProcess.run(direct, in: bench.directory.url)
+            try #require(expected.status == 0, "\(expected.stderr)")
+            let piped = command.map { $0 == "%" ? name : $0 } + (command[0] == "cat" ? [] : [name])
+            let arguments = piped.map { "'\($0)'" }.joined(separator: " ")
+            for script in ["cat \(archive) | \"$W\" \(arguments)", "\"$W\" \(arguments) < \(archive)"] {
+                let result = try bench.shell(script)
+                #expect(result.status == 0, "\(script): \(result.stderr)")
+                if command[0] == "cat" {
+                    // Compared first, so that a failure reports a count, not 200,000 bytes.
+                    let same = result.stdoutBytes == expected.stdoutBytes
+                    #expect(same, "\(script): \(result.stdoutBytes.count) bytes, not the member's \(expected.stdoutBytes.count)")
+                } else {
+                    #expect(output(result, of: command[0]) == output(expected, of: command[0]), "\(script)")
+                }
+            }
+        }
+        #expect(try Disk.names(in: bench.directory.appending("tmp")) == [], "the copy of the pipe is removed")
+    }
+
+    @Test func unpackReadsStandardInputAndNeedsADestination() throws {
+        let bench = try Bench()
+        let result = try bench.shell("cat T.tar.zst | \"$W\" unpack - Out")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Disk.names(in: bench.directory.appending("Out")).sorted() == ["big.bin", "sub"])
+        #expect(try Disk.names(in: bench.directory.appending("tmp")) == [])
+
+        let unnamed = try bench.shell("cat T.tar.zst | \"$W\" unpack -")
+        #expect(unnamed.status == 2)
+        #expect(unnamed.stderr.hasPrefix("wrapinspect: Cannot name a folder after \"-\"; give DESTINATION."), "\(unnamed.stderr)")
+    }
+
+    @Test func aPipeThatIsNotAnArchiveIsNamedStandardInput() throws {
+        let bench = try Bench()
+        let result = try bench.shell("printf 'not an archive' | \"$W\" dump --stored -")
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("wrapinspect: -: not an archive"), "\(result.stderr)")
+        #expect(try Disk.names(in: bench.directory.appending("tmp")) == [])
+    }
+}

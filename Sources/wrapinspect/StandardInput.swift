@@ -1,0 +1,93 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// Standard input as an input path: `-`, `/dev/stdin`, `/proc/self/fd/0`
+/// and `/dev/fd/0` all mean it, for `dump`, `digest`, `cat`, `snapshot`,
+/// `diff` and `unpack`.
+///
+/// Standard input redirected from a regular file is read as that file
+/// (its path, from `/proc/self/fd/0`, checked to be the same inode). A
+/// pipe is copied, as it comes, into a file in a private folder in
+/// `$TMPDIR` (mode 0700, named and locked as ``Replacement`` names a
+/// temporary, so that a signal or the next run removes it), then read as
+/// any file: the same bytes, so the same entries, sizes and digests as
+/// from the file itself. Reading a pipe straight, without the copy, needs
+/// entry points on a descriptor in the archive readers; see the README.
+enum StandardInput {
+    static let name = "wrapinspect-stdin"
+    /// The folder that holds the copy, with the descriptor on `$TMPDIR`
+    /// whose lock marks it live.
+    nonisolated(unsafe) private static var spool: (folder: String, name: String, lockedFd: CInt)?
+    nonisolated(unsafe) private static var resolved: URL?
+
+    /// Whether `path` names standard input.
+    static func isNamed(by path: String) -> Bool {
+        ["-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0", "/proc/\(getpid())/fd/0"].contains(path)
+    }
+
+    /// The URL to read for `path`: standard input's file (or a copy of
+    /// what it brings) when `path` names it, else `path` itself.
+    static func url(for path: String) throws -> URL {
+        guard isNamed(by: path) else { return URL(fileURLWithPath: path) }
+        if let resolved { return resolved }
+        let url = try fileOrCopy()
+        resolved = url
+        return url
+    }
+
+    private static func fileOrCopy() throws -> URL {
+        var status = stat()
+        guard fstat(STDIN_FILENO, &status) == 0 else {
+            throw StandardInputError(message: "standard input: \(String(cString: strerror(errno)))")
+        }
+        if status.st_mode & S_IFMT == S_IFREG, lseek(STDIN_FILENO, 0, SEEK_CUR) == 0,
+           let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/0") {
+            var named = stat()
+            if stat(path, &named) == 0, named.st_dev == status.st_dev, named.st_ino == status.st_ino {
+                return URL(fileURLWithPath: path)
+            }
+        }
+        if isatty(STDIN_FILENO) == 1 {
+            throw StandardInputError(message: "standard input is a terminal; pipe an archive into it or name a file")
+        }
+        return try copy()
+    }
+
+    /// Copies standard input, to its end, into `standard input` in a new
+    /// private folder; the URL names it `standard input` in messages.
+    private static func copy() throws -> URL {
+        let temporary = FileManager.default.temporaryDirectory.path
+        let fd = try Syscall.open(temporary, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { temporary })
+        Replacement.removeLeftovers(of: name, in: fd, parentPath: temporary)
+        Interruption.removesTemporaries(replacing: PathDisplay.join(temporary, [name]))
+        let folderName = Replacement.temporaryName(for: name, lockingIn: fd)
+        try Syscall.makeDirectory(folderName, in: fd, mode: 0o700, path: { PathDisplay.join(temporary, [folderName]) })
+        spool = (temporary, folderName, fd)
+        let folder = URL(fileURLWithPath: temporary).appendingPathComponent(folderName)
+        let file = URL(fileURLWithPath: "standard input", relativeTo: folder)
+        let out = try Syscall.open(file.path, in: AT_FDCWD, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600, path: { file.path })
+        defer { Syscall.close(out) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try Syscall.read(STDIN_FILENO, into: buffer, path: { "standard input" })
+            if count == 0 { break }
+            try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: out, path: { file.path })
+        }
+        return file
+    }
+
+    /// Removes the copy, if one was made.
+    static func removeCopy() {
+        guard let spool else { return }
+        try? TreeRemover.remove(Array(spool.name.utf8), in: spool.lockedFd, parentPath: spool.folder)
+        Self.spool = nil
+    }
+}
+
+/// Standard input cannot be read as asked.
+struct StandardInputError: Error, LocalizedError {
+    var message: String
+    var errorDescription: String? { message }
+}
