@@ -11,8 +11,10 @@ struct Pack: ParsableCommand {
         discussion: """
             The contents of the directory SOURCE become the archive's top-level \
             entries (a file SOURCE becomes its one entry). The format comes from \
-            ARCHIVE's ending (.zip .tar .tgz .tar.gz .tar.bz2 .tar.xz .tar.zst \
-            .tar.lz4 .cpio .cpio.gz .7z) or from --format. The archive is written \
+            ARCHIVE's ending (.zip .epub .tar .tgz .taz .tar.gz .tbz .tbz2 .tar.bz2 \
+            .txz .tar.xz .tzst .tar.zst .tar.zstd .tar.lz4 .cpio .cpio.gz \
+            .cpio.bz2 .cpio.xz .cpio.zst .7z) or from --format. An EPUB stores \
+            its mimetype first and uncompressed. The archive is written \
             beside ARCHIVE under a temporary name and renamed over it when \
             complete, so an existing ARCHIVE is replaced whole or not at all. \
             ARCHIVE "-" is standard output (refused when it is a terminal); a \
@@ -50,16 +52,38 @@ struct Pack: ParsableCommand {
     var reproducible = false
 
     func validate() throws {
-        _ = try archiveFormat()
-        if firstStored != nil || store, try archiveFormat().container != .zip {
+        let format = try archiveFormat()
+        if firstStored != nil || store, format.container != .zip {
             throw ValidationError("--store and --first-stored apply to zip archives only.")
         }
+        if level != nil, format.compression == .none, [.pax, .ustar, .gnutar, .cpio].contains(format.container) {
+            throw ValidationError("--level applies to a compressed format; \(format.fileExtension) is not compressed (use tar.gz, tar.zst, ...).")
+        }
+    }
+
+    /// Whether the archive is an EPUB, by its ending or `--format epub`.
+    private var isEPUB: Bool {
+        (format ?? archive).lowercased().hasSuffix("epub")
+    }
+
+    /// The top-level file to store first: `--first-stored`, or an EPUB's
+    /// `mimetype`. Throws unless SOURCE is a folder with such a file at its
+    /// top (looked up by its bytes, `lstat`): a name that names nothing is
+    /// a mistake, not a wish to ignore.
+    private func firstStoredName() throws -> String? {
+        guard let name = firstStored ?? (isEPUB ? "mimetype" : nil) else { return nil }
+        var status = stat()
+        guard !name.contains("/"), lstat(source + "/" + name, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            let flag = firstStored == nil ? "an EPUB stores its mimetype first, and" : "--first-stored \(Format.name(name.utf8)):"
+            throw PackRefused(message: "\(flag) \(Format.name(source.utf8)) has no top-level file named \(Format.name(name.utf8))")
+        }
+        return name
     }
 
     private func archiveFormat() throws -> ArchiveFormat {
         if let format {
             guard let named = ArchiveFormat(name: format) else {
-                throw ValidationError("Unknown format \"\(format)\"; use zip, tar, ustar, gnutar, cpio or 7z, optionally with .gz, .bz2, .xz, .zst or .lz4.")
+                throw ValidationError("Unknown format \"\(format)\"; use zip, tar, ustar, gnutar, cpio or 7z, optionally with .gz, .bz2, .xz, .zst or .lz4, or an ending such as tgz, txz or epub.")
             }
             return named
         }
@@ -88,7 +112,7 @@ struct Pack: ParsableCommand {
     func run() throws {
         let options = ArchiveWriteOptions(
             format: try archiveFormat(), compressionLevel: level, zipMethod: store ? .store : .deflate,
-            reproducible: reproducible, firstStoredEntry: firstStored)
+            reproducible: reproducible, firstStoredEntry: try firstStoredName())
         switch try OutputDestination.resolving(archive, binary: true) {
         case .file(let path):
             Interruption.removesTemporaries(replacing: path)
@@ -112,4 +136,10 @@ struct Pack: ParsableCommand {
             }
         }
     }
+}
+
+/// SOURCE cannot be packed as asked.
+struct PackRefused: Error, LocalizedError {
+    var message: String
+    var errorDescription: String? { message }
 }

@@ -13,8 +13,12 @@ struct WrapInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wrapinspect",
         abstract: "Inspect, compare, pack and unpack document packages: bundles, flat files, archives and manifests.",
+        version: "wrapinspect \(version)",
         subcommands: [Dump.self, Snapshot.self, Digest.self, Diff.self, Verify.self, Cat.self, Pack.self, Unpack.self]
     )
+
+    /// What `--version` prints; raised with each release.
+    static let version = "0.1.0"
 
     /// The exit status for errors and for bad usage.
     static let troubleStatus: Int32 = 2
@@ -28,6 +32,7 @@ struct WrapInspect: ParsableCommand {
         // A reader that goes away is an EPIPE to handle (temporaries
         // removed, exit 2), not a signal that kills the process midway.
         signal(SIGPIPE, SIG_IGN)
+        refuseUnknownCommand()
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -36,6 +41,15 @@ struct WrapInspect: ParsableCommand {
         } catch {
             exit(for: error)
         }
+    }
+
+    /// Exits 2 with "did you mean" when the first argument, not an option,
+    /// names no subcommand.
+    private static func refuseUnknownCommand() {
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), !names.contains(first) else { return }
+        printError(CommandSuggestion.message(for: first, among: names) + "\nUsage: wrapinspect <subcommand>\n  See 'wrapinspect --help' for more information.")
+        Foundation.exit(troubleStatus)
     }
 
     /// Names the default time zone file in `TZ` when `TZ` is unset.

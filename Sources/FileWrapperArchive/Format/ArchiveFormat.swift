@@ -60,11 +60,16 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
     ]
 
     /// File name endings and their formats, longest first so that
-    /// `.tar.gz` wins over a shorter match.
+    /// `.tar.gz` wins over a shorter match: GNU tar's and bsdtar's short
+    /// forms (`.taz` is gzip, as GNU tar reads it), and `.epub`, a zip.
     private static let extensions: [(String, ArchiveFormat)] = [
-        (".tar.gz", .tarGzip), (".tar.bz2", .tarBzip2), (".tar.xz", .tarXz), (".tar.zst", .tarZstd),
+        (".tar.zstd", .tarZstd), (".tar.gz", .tarGzip), (".tar.bz2", .tarBzip2), (".tar.xz", .tarXz), (".tar.zst", .tarZstd),
         (".tar.lz4", .tarLz4), (".cpio.gz", ArchiveFormat(.cpio, compression: .gzip)),
-        (".tgz", .tarGzip), (".tar", .tar), (".zip", .zip), (".cpio", .cpio), (".7z", .sevenZip),
+        (".cpio.bz2", ArchiveFormat(.cpio, compression: .bzip2)), (".cpio.xz", ArchiveFormat(.cpio, compression: .xz)),
+        (".cpio.zst", ArchiveFormat(.cpio, compression: .zstd)),
+        (".tbz2", .tarBzip2), (".tzst", .tarZstd), (".epub", .zip),
+        (".tgz", .tarGzip), (".taz", .tarGzip), (".tbz", .tarBzip2), (".txz", .tarXz),
+        (".tar", .tar), (".zip", .zip), (".cpio", .cpio), (".7z", .sevenZip),
     ]
 
     /// The format a file name asks for by its ending (`.zip`, `.tar.zst`,
@@ -78,12 +83,12 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
     /// A format named as on the command line: a container (`zip`, `tar`,
     /// `pax`, `ustar`, `gnutar`, `cpio`, `7z`), optionally followed by a
     /// compression (`tar.zst`, `ustar.gz`, `cpio.xz`), or an ending such
-    /// as `tgz`.
+    /// as `tgz`, `txz` or `epub`.
     public init?(name: String) {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         guard let first = parts.first, let container = Self.containerNames[first] else {
-            guard name == "tgz" else { return nil }
-            self = .tarGzip
+            guard let ending = Self.extensions.first(where: { $0.0 == "." + name }) else { return nil }
+            self = ending.1
             return
         }
         var compression = Compression.none
