@@ -66,11 +66,12 @@ public enum RoundTrip {
     /// form in a temporary directory that only this user can enter
     /// (removed at the end), and compares. With `workspace`, an empty
     /// directory the caller made (and removes), the forms are written there
-    /// instead.
+    /// instead. `finished` is told each form's result as soon as it is known.
     /// Throws for input that is not a bundle or an archive, or that cannot
     /// be read; a form that fails to hold the tree is a result, not an error.
     public static func check(
-        _ url: URL, through forms: [Form], options: ManifestReadOptions = ManifestReadOptions(), workspace given: URL? = nil
+        _ url: URL, through forms: [Form], options: ManifestReadOptions = ManifestReadOptions(), workspace given: URL? = nil,
+        finished: (Result) throws -> Void = { _ in }
     ) throws -> (original: Manifest, results: [Result]) {
         let name = url.relativePath
         let wrapper: FileWrapper
@@ -94,8 +95,10 @@ public enum RoundTrip {
             try Syscall.makeDirectory(workspace.path, in: AT_FDCWD, mode: 0o700, path: { workspace.path })
         }
         defer { if given == nil { try? FileManager.default.removeItem(at: workspace) } }
-        let results = forms.map { form in
-            roundTrip(wrapper, original: original, through: form, in: workspace, limits: options.limits)
+        let results = try forms.map { form in
+            let result = roundTrip(wrapper, original: original, through: form, in: workspace, limits: options.limits)
+            try finished(result)
+            return result
         }
         return (original, results)
     }
