@@ -5,7 +5,7 @@
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 
-.PHONY: setup setup-test fixtures build run test test-asan test-tsan test-sanitizers test-slow clean
+.PHONY: setup setup-test fixtures build run install uninstall test test-asan test-tsan test-sanitizers test-slow clean
 
 setup:
 	@Tools/ensure-system-packages.sh
@@ -24,6 +24,27 @@ build: setup
 ## Builds, then prints the sample document's tree.
 run: build fixtures
 	$(SWIFT) run --skip-build wrapinspect dump "$(SAMPLE)"
+
+## Where `make install` puts wrapinspect (DESTDIR for staging a package).
+PREFIX ?= /usr/local
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
+## Builds wrapinspect for release, with the Swift runtime linked in (so it
+## runs without the toolchain), and installs it with its completions for
+## bash, zsh and fish, which the installed program writes.
+install: setup
+	$(SWIFT) build -c release --product wrapinspect --static-swift-stdlib
+	install -d "$(BINDIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)"
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/wrapinspect" "$(BINDIR)/wrapinspect"
+	"$(BINDIR)/wrapinspect" --generate-completion-script bash > "$(BASHDIR)/wrapinspect"
+	"$(BINDIR)/wrapinspect" --generate-completion-script zsh > "$(ZSHDIR)/_wrapinspect"
+	"$(BINDIR)/wrapinspect" --generate-completion-script fish > "$(FISHDIR)/wrapinspect.fish"
+
+uninstall:
+	rm -f "$(BINDIR)/wrapinspect" "$(BASHDIR)/wrapinspect" "$(ZSHDIR)/_wrapinspect" "$(FISHDIR)/wrapinspect.fish"
 
 ## Extra flags for `swift test`: CI (.ci/run) makes warnings errors with
 ## SWIFTFLAGS="-Xswiftc -warnings-as-errors".

@@ -21,7 +21,7 @@ struct Cat: ParsableCommand {
             """
     )
 
-    @Argument(help: "The directory or archive.")
+    @Argument(help: "The directory or archive.", completion: .file())
     var path: String
 
     @Argument(help: "The file's path inside it.")

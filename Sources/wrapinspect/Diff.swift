@@ -39,15 +39,15 @@ struct Diff: ParsableCommand {
             """
     )
 
-    @Argument(help: "The tree before: a directory, file, archive or manifest file.")
+    @Argument(help: "The tree before: a directory, file, archive or manifest file.", completion: .file())
     var old: String
 
-    @Argument(help: "The tree after.")
+    @Argument(help: "The tree after.", completion: .file())
     var new: String
 
     @Option(help: ArgumentHelp(
         "Metadata fields not to compare, separated by commas or given again: mtime, mode, owner, xattrs.",
-        valueName: "fields"))
+        valueName: "fields"), completion: .list(["mtime", "mode", "owner", "xattrs"]))
     var ignore: [String] = []
 
     @Flag(help: "Print one JSON object for programs instead of text.")

@@ -23,7 +23,7 @@ struct Digest: ParsableCommand {
             """
     )
 
-    @Argument(help: "The directory, file, archive or manifest.")
+    @Argument(help: "The directory, file, archive or manifest.", completion: .file())
     var path: String
 
     @Flag(help: "Also print the metadata digest.")

@@ -34,7 +34,7 @@ struct Dump: ParsableCommand {
             """
     )
 
-    @Argument(help: "The directory, file, archive or manifest to show.")
+    @Argument(help: "The directory, file, archive or manifest to show.", completion: .file())
     var path: String
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Show entries at most this many levels below PATH (0 shows PATH alone).", valueName: "n"))

@@ -28,16 +28,25 @@ struct Pack: ParsableCommand {
             """
     )
 
-    @Argument(help: "The bundle (directory) or file to pack.")
+    @Argument(help: "The bundle (directory) or file to pack.", completion: .file())
     var source: String
 
-    @Argument(help: "The archive to write (- for standard output).")
+    @Argument(help: "The archive to write (- for standard output).", completion: .file())
     var archive: String
 
     @Option(help: ArgumentHelp(
-        "The format: zip, tar (pax), ustar, gnutar, cpio or 7z, optionally with a compression (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4, cpio.gz).",
-        valueName: "format"))
+        "The format: zip, tar (pax), ustar, gnutar, cpio or 7z, optionally with a compression (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4, cpio.gz), or an ending such as tgz or epub.",
+        valueName: "format"), completion: .list(Pack.formatNames))
     var format: String?
+
+    /// The format names that shells complete: the containers, each with
+    /// each compression, and the short endings.
+    static let formatNames: [String] = {
+        let tars = ["tar", "ustar", "gnutar", "cpio"].flatMap { container in
+            [container] + ["gz", "bz2", "xz", "zst", "lz4"].map { "\(container).\($0)" }
+        }
+        return ["zip", "epub", "7z", "pax"] + tars + ["tgz", "taz", "tbz", "tbz2", "txz", "tzst"]
+    }()
 
     @Option(help: ArgumentHelp("The compression level (gzip, bzip2, lz4 1-9; zip 0-9, 0 stores; xz 0-9; zstd 1-22).", valueName: "n"))
     var level: Int?

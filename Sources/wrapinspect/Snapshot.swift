@@ -27,10 +27,10 @@ struct Snapshot: ParsableCommand {
             """
     )
 
-    @Argument(help: "The directory, file, archive or manifest to describe.")
+    @Argument(help: "The directory, file, archive or manifest to describe.", completion: .file())
     var path: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the manifest to this file instead of standard output (- is standard output; a regular file is replaced atomically, through a symbolic link to it; a device, FIFO or socket is written to as a stream).", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the manifest to this file instead of standard output (- is standard output; a regular file is replaced atomically, through a symbolic link to it; a device, FIFO or socket is written to as a stream).", valueName: "file"), completion: .file())
     var output: String?
 
     @Option(help: ArgumentHelp("json, jsonl or mtree (default: from the ending of --output, else json).", valueName: "format"))

@@ -30,10 +30,10 @@ struct Unpack: ParsableCommand {
             """
     )
 
-    @Argument(help: "The archive to unpack.")
+    @Argument(help: "The archive to unpack.", completion: .file())
     var archive: String
 
-    @Argument(help: "The directory to create (default: the archive's name without its ending, in the current directory).")
+    @Argument(help: "The directory to create (default: the archive's name without its ending, in the current directory).", completion: .directory)
     var destination: String?
 
     @Flag(help: """

@@ -29,10 +29,10 @@ struct Verify: ParsableCommand {
             """
     )
 
-    @Argument(help: "The directory or archive.")
+    @Argument(help: "The directory or archive.", completion: .file())
     var path: String
 
-    @Option(help: ArgumentHelp("Formats to go through, separated by commas: bundle and the names pack takes (zip, tar, tar.gz, tar.zst, ustar, gnutar, cpio, 7z, ...), or all (default: bundle,zip,tar,tar.zst).", valueName: "forms"))
+    @Option(help: ArgumentHelp("Formats to go through, separated by commas: bundle and the names pack takes (zip, tar, tar.gz, tar.zst, ustar, gnutar, cpio, 7z, ...), or all (default: bundle,zip,tar,tar.zst).", valueName: "forms"), completion: .list(["all", "bundle"] + Pack.formatNames))
     var via: String?
 
     @Flag(help: "Print the results as JSON.")

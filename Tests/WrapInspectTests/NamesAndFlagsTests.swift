@@ -78,3 +78,40 @@ import TestSupport
         #expect(result.stdout.split(separator: " ").last?.split(separator: ".").count == 3, "\(result.stdout)")
     }
 }
+
+/// Issue 23, item 9: the bash completion script that wrapinspect writes
+/// (`--generate-completion-script bash`, which `make install` installs)
+/// completes commands, the values of --format, --via and --ignore, and file
+/// names where a path goes, exercised in bash as a user's Tab would.
+@Suite struct CompletionTests {
+    @Test(arguments: [
+        (["wrapinspect", "un"], ["unpack"]),
+        (["wrapinspect", "pack", "--format", "tar.z"], ["tar.zst"]),
+        (["wrapinspect", "pack", "--format", "tb"], ["tbz", "tbz2"]),
+        (["wrapinspect", "verify", "--via", "bu"], ["bundle"]),
+        (["wrapinspect", "diff", "--ignore", "mo"], ["mode"]),
+        (["wrapinspect", "dump", "Tra"], ["Travel.zip", "Travel.journal"]),
+        (["wrapinspect", "unpack", "Travel.zip", "Tra"], ["Travel.journal"]),
+    ])
+    func bashCompletes(words: [String], expected: [String]) throws {
+        let directory = try TemporaryDirectory()
+        try Disk.write("{}", to: directory.appending("Travel.journal/index.json"))
+        try Disk.write("zip", to: directory.appending("Travel.zip"))
+        let executable = try #require(WrapInspectProcess.executableURL)
+        let script = try WrapInspectProcess.run(["--generate-completion-script", "bash"], in: directory.url)
+        try #require(script.status == 0, "\(script.stderr)")
+        try script.stdout.write(to: directory.appending("completion.bash"), atomically: false, encoding: .utf8)
+        // What bash does on Tab: COMP_* set, the function called with the command, the word and the one before.
+        let tab = """
+            source ./completion.bash
+            COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+            COMPREPLY=(); _wrapinspect "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try ChildProcess.run(
+            "/bin/bash", ["-c", tab, "bash"] + words, in: directory.url,
+            environment: ["PATH": executable.deletingLastPathComponent().path + ":/usr/bin:/bin"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.filter { !$0.isEmpty }.map(String.init).sorted() == expected.sorted(), "\(result.stdout)")
+    }
+}
