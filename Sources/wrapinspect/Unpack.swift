@@ -27,6 +27,7 @@ struct Unpack: ParsableCommand {
               wrapinspect unpack Travel.zip                 (makes the folder Travel)
               wrapinspect unpack Travel.tar.zst Copy.journal
               wrapinspect unpack --force --max-bytes 100000000 Download.zip Download
+              wrapinspect unpack --strip-components 1 project-1.0.tar.gz project
             """
     )
 
@@ -41,6 +42,9 @@ struct Unpack: ParsableCommand {
         Never the current directory, a folder that holds it or the archive, or /.
         """)
     var force = false
+
+    @Option(help: ArgumentHelp("Take N leading names off every path, as tar does; an entry with no more names is skipped.", valueName: "n"))
+    var stripComponents: Int = 0
 
     @OptionGroup var input: InputOptions
 
@@ -82,6 +86,9 @@ struct Unpack: ParsableCommand {
         for case let (flag, value?) in values where !(value > 0) {
             throw ValidationError("\(flag) must be more than 0.")
         }
+        if stripComponents < 0 {
+            throw ValidationError("--strip-components must be 0 or more, not \(stripComponents).")
+        }
         _ = try chosenDestination()
     }
 
@@ -104,7 +111,8 @@ struct Unpack: ParsableCommand {
         let destination = try chosenDestination()
         try Self.checkReplaceable(destination, archive: archive)
         Interruption.removesTemporaries(replacing: destination)
-        let options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
+        var options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
+        options.stripComponents = stripComponents
         let summary = try ArchiveUnpacker.unpack(
             archiveAt: StandardInput.url(for: archive), to: URL(fileURLWithPath: destination), options: options)
         try StandardOutput.line("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")

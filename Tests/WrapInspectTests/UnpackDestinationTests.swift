@@ -118,3 +118,48 @@ import TestSupport
         #expect(result.stderr.contains("Usage:"), "\(result.stderr)")
     }
 }
+
+/// Issue 23, item 1: `unpack --strip-components N`, as tar takes it, on an
+/// archive GNU tar wrote with a top folder, a hard link and a symlink.
+@Suite struct StripComponentsTests {
+    static func archive() throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory()
+        try Disk.write("one", to: directory.appending("project-1.0/src/a.txt"))
+        try Disk.write("two", to: directory.appending("project-1.0/b.txt"))
+        try FileManager.default.linkItem(at: directory.appending("project-1.0/b.txt"), to: directory.appending("project-1.0/src/b-link.txt"))
+        try FileManager.default.createSymbolicLink(atPath: directory.appending("project-1.0/latest").path, withDestinationPath: "src/a.txt")
+        let made = try ChildProcess.run("/usr/bin/env", ["tar", "--format=gnu", "--sort=name", "-cf", "p.tar", "project-1.0"], in: directory.url)
+        try #require(made.status == 0, "\(made.stderr)")
+        return directory
+    }
+
+    @Test func oneLeadingNameIsTakenOffEveryPathAndLinkTarget() throws {
+        let directory = try Self.archive()
+        let result = try WrapInspectProcess.run(["unpack", "--strip-components", "1", "p.tar", "Out"], in: directory.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = directory.appending("Out")
+        #expect(try Disk.names(in: out).sorted() == ["b.txt", "latest", "src"])
+        #expect(try Disk.names(in: out.appendingPathComponent("src")).sorted() == ["a.txt", "b-link.txt"])
+        #expect(Disk.inode(out.appendingPathComponent("b.txt")) == Disk.inode(out.appendingPathComponent("src/b-link.txt")), "still one file")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out.appendingPathComponent("latest").path) == "src/a.txt")
+    }
+
+    /// With 2, `b.txt` goes, and so does the hard link to it, as bsdtar skips it.
+    @Test func entriesWithNoMoreNamesThanStrippedAreSkipped() throws {
+        let directory = try Self.archive()
+        let result = try WrapInspectProcess.run(["unpack", "--strip-components", "2", "p.tar", "Out"], in: directory.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Disk.names(in: directory.appending("Out")) == ["a.txt"])
+
+        let deeper = try WrapInspectProcess.run(["unpack", "--strip-components", "3", "p.tar", "Empty"], in: directory.url)
+        #expect(deeper.status == 0, "\(deeper.stderr)")
+        #expect(try Disk.names(in: directory.appending("Empty")) == [])
+    }
+
+    @Test func aNegativeCountIsBadUsage() throws {
+        let directory = try Self.archive()
+        let result = try WrapInspectProcess.run(["unpack", "--strip-components=-1", "p.tar", "Out"], in: directory.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("wrapinspect: --strip-components must be 0 or more, not -1."), "\(result.stderr)")
+    }
+}

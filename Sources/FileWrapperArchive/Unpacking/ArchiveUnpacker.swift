@@ -12,6 +12,10 @@ public struct ArchiveUnpackOptions: Sendable, Hashable {
     /// tree's root takes the stricter of its own mode (0755, or its entry's)
     /// and the old directory's, so that a private destination stays private.
     public var replacesExisting: Bool
+    /// Leading names taken off every entry's path (and a hard link's
+    /// target), as `tar --strip-components`; an entry with no more names
+    /// than that is skipped. The limits apply to the paths as stored.
+    public var stripComponents = 0
 
     public init(formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking, replacesExisting: Bool = false) {
         self.formats = formats
@@ -96,7 +100,7 @@ public enum ArchiveUnpacker {
             return OpenDirectory(try Syscall.openDirectory(temporary, in: place.parent, path: { place.path }))
         }
         do {
-            let extraction = Extraction(input: input, root: root, place: place, limits: options.limits)
+            let extraction = Extraction(input: input, root: root, place: place, limits: options.limits, strip: options.stripComponents)
             try extraction.run()
             // The root's mode (0755, or its own entry's) made no looser than the destination it replaces.
             try place.io(entry: nil) {

@@ -14,6 +14,8 @@ final class Extraction {
     private let input: any ArchiveEntryStream
     private let place: UnpackDestination
     private let limits: ArchiveReadLimits
+    /// Leading names taken off every path, as `tar --strip-components`.
+    private let strip: Int
     private let directories: DirectoryDescriptors
     private let workers: FileWorkers
     private let tree = UnpackedTree()
@@ -47,10 +49,11 @@ final class Extraction {
         return (directory, handle)
     }()
 
-    init(input: any ArchiveEntryStream, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits) {
+    init(input: any ArchiveEntryStream, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits, strip: Int = 0) {
         self.input = input
         self.place = place
         self.limits = limits
+        self.strip = strip
         budget = ContentBudget(limits: limits)
         directories = DirectoryDescriptors(root: root) { names in PathDisplay.join(place.path, names.map(\.text)) }
         workers = FileWorkers(count: Syscall.availableProcessors(), archive: input.name, destination: place.path)
@@ -86,7 +89,12 @@ final class Extraction {
             throw refusal(.unsafePath, header.rawPath, "the name cannot be decoded as UTF-8")
         }
         guard !header.isEncrypted else { throw refusal(.encrypted, path, "the entry is encrypted") }
-        let names = try EntryPath(path, archive: input.name, limits: limits).components
+        var names = try EntryPath(path, archive: input.name, limits: limits).components
+        if strip > 0 {
+            // As tar: an entry with no more names than are stripped is skipped.
+            guard names.count > strip else { return }
+            names.removeFirst(strip)
+        }
         guard let name = names.last else { return try takeRootEntry(header, path: path) }
         let kind = header.type & S_IFMT
         guard header.hardlinkTarget != nil || [S_IFDIR, S_IFREG, S_IFLNK].contains(kind) else {
@@ -99,7 +107,12 @@ final class Extraction {
             ? timespec(tv_sec: Int(header.modified.seconds), tv_nsec: Int(header.modified.nanoseconds)) : Syscall.omitTime
 
         if let target = header.hardlinkTarget {
-            let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: input.name, limits: limits).components
+            var targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: input.name, limits: limits).components
+            if strip > 0 {
+                // Stripped as its entry was; a link to what was skipped is skipped too, as bsdtar does.
+                guard targetNames.count > strip else { return }
+                targetNames.removeFirst(strip)
+            }
             guard tree.node(at: targetNames)?.kind == .file else {
                 throw refusal(.unsafePath, path, "the hard link's target \"\(target)\" is not an earlier regular file")
             }
