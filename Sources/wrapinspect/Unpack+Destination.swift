@@ -88,7 +88,8 @@ struct InodeIdentity: Hashable {
         while fd >= 0 {
             var status = stat()
             guard fstat(fd, &status) == 0, found.insert(InodeIdentity(status)).inserted else { break }
-            let parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            // `..` is never a symbolic link; O_NOFOLLOW says so to the source audit.
+            let parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             close(fd)
             fd = parent
         }

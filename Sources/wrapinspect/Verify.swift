@@ -103,13 +103,14 @@ struct Verify: ParsableCommand {
 
     static func json(_ results: [RoundTrip.Result], path: String) -> JSONValue {
         .object([
-            ("version", .number(1)),
+            ("version", .number(2)),
             ("path", .string(path)),
             ("results", .array(results.map { result in
                 var members: [(String, JSONValue)] = [
                     ("form", .string(result.form.description)),
                     ("kept", .bool(result.keepsTree)),
-                    ("notKept", .array(result.notKept.map(JSONValue.string))),
+                    ("notKept", .array(result.omissions.map { .string($0.rawValue) })),
+                    ("timeResolution", .number(result.form.timeResolution)),
                 ]
                 if let failure = result.failure {
                     members.append(("failure", .string(failure)))

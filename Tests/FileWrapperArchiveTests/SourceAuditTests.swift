@@ -154,7 +154,6 @@ import Testing
         ("FileWrapperArchive/Reading/Tar/PlainTarReader.swift", "ignored: Set<String>", "pax keywords"),
         ("FileWrapperArchive/Manifest/RoundTrip.swift", "notKept: [String]", "sentences for people"),
         ("FileWrapperArchive/Manifest/RoundTrip.swift", "-> [String]", "sentences for people"),
-        ("FileWrapperArchive/Manifest/RoundTrip.swift", "var notes: [String]", "sentences for people"),
         ("FileWrapperKit/Manifest/Manifest+JSON.swift", "as? [String: Any]", "JSON object keys"),
         ("FileWrapperKit/Manifest/Manifest+JSONLines.swift", "as? [String: Any]", "JSON object keys"),
         ("FileWrapperKit/Manifest/ManifestJSONFields.swift", "[String: Any]", "JSON object keys"),

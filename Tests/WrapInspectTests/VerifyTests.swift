@@ -51,6 +51,22 @@ struct VerifyTests {
         #expect(results.allSatisfy { $0["kept"] as? Bool == true })
     }
 
+    /// Issue 23, item 11: what a form does not keep, by stable codes
+    /// (docs/cli-json.md), with the form's time resolution, in version 2.
+    @Test func jsonNamesWhatIsNotKeptByCode() throws {
+        let journal = try SampleJournal()
+        try Disk.setXattr("user.note", "kept in a bundle only", on: journal.url("index.json"))
+        let result = try WrapInspectProcess.run(["verify", "--via", "bundle,zip,7z,tar", "--json", "Travel.journal"], in: journal.directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["version"] as? Int == 2)
+        let results = try #require(object["results"] as? [[String: Any]])
+        #expect(results.map { $0["notKept"] as? [String] ?? ["?"] } == [
+            [], ["times", "owners", "xattrs", "root-metadata"], ["times", "owners", "xattrs", "root-metadata"], ["xattrs", "root-metadata"],
+        ])
+        #expect(results.map { $0["timeResolution"] as? Int } == [1, 1_000_000_000, 100, 1])
+    }
+
     @Test(arguments: [
         (["verify", "Travel.journal/index.json"], "wrapinspect: Travel.journal/index.json: a single file has no tree to round-trip; verify takes a bundle or an archive"),
         (["verify", "--via", "zip,rar", "Travel.journal"], "wrapinspect: --via: \"rar\" is not a format"),

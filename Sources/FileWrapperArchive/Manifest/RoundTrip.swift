@@ -24,7 +24,7 @@ public enum RoundTrip {
         }
 
         /// The modification-time granularity the form keeps, in nanoseconds.
-        var timeResolution: Int64 {
+        public var timeResolution: Int64 {
             guard case .archive(let format) = self else { return 1 }
             switch format.container {
             case .pax: return 1
@@ -46,6 +46,19 @@ public enum RoundTrip {
         }
     }
 
+    /// What a form cannot keep, by a code that programs can rely on
+    /// (`wrapinspect verify --json`, docs/cli-json.md).
+    public enum Omission: String, Sendable, Hashable {
+        /// Modification times to the form's resolution (1 s, or 100 ns for 7z).
+        case times
+        /// User and group IDs.
+        case owners
+        /// Extended attributes.
+        case xattrs
+        /// The root directory's own mode and time.
+        case rootMetadata = "root-metadata"
+    }
+
     /// One form's round trip.
     public struct Result: Sendable {
         public var form: Form
@@ -57,6 +70,8 @@ public enum RoundTrip {
         /// What the form cannot keep that this tree has, for example
         /// `times to 1 s` or `owners`.
         public var notKept: [String]
+        /// The same, by code, in the same order.
+        public var omissions: [Omission] = []
 
         /// Whether the tree came back as it went, but for ``notKept``.
         public var keepsTree: Bool { failure == nil && diff?.isEmpty == true }
@@ -104,7 +119,8 @@ public enum RoundTrip {
     }
 
     private static func roundTrip(_ wrapper: FileWrapper, original: Manifest, through form: Form, in workspace: URL, limits: ArchiveReadLimits) -> Result {
-        var result = Result(form: form, notKept: notKept(of: original, by: form))
+        let omissions = omissions(of: original, by: form)
+        var result = Result(form: form, notKept: notKept(omissions, of: original, by: form), omissions: omissions)
         do {
             let copy: Manifest
             switch form {
@@ -129,21 +145,37 @@ public enum RoundTrip {
     }
 
     /// What `form` cannot keep and `manifest` has.
-    private static func notKept(of manifest: Manifest, by form: Form) -> [String] {
-        var notes: [String] = []
+    private static func omissions(of manifest: Manifest, by form: Form) -> [Omission] {
+        var omissions: [Omission] = []
         if form.timeResolution > manifest.timeResolution {
-            notes.append(form.timeResolution >= 1_000_000_000 ? "times to 1 s" : "times to \(form.timeResolution) ns")
+            omissions.append(.times)
         }
         if !form.keepsOwners, manifest.entries.contains(where: { $0.owner != nil }) {
-            notes.append("owners")
+            omissions.append(.owners)
         }
-        let withAttributes = manifest.entries.count { !($0.extendedAttributes ?? [:]).isEmpty }
-        if !form.keepsExtendedAttributes, withAttributes > 0 {
-            notes.append("extended attributes (\(withAttributes) \(withAttributes == 1 ? "entry" : "entries"))")
+        if !form.keepsExtendedAttributes, manifest.entries.contains(where: { !($0.extendedAttributes ?? [:]).isEmpty }) {
+            omissions.append(.xattrs)
         }
         if case .archive(let format) = form, !format.recordsRoot, manifest.root.kind == .directory, manifest.root.permissions != nil {
-            notes.append("the root directory's own mode and time")
+            omissions.append(.rootMetadata)
         }
-        return notes
+        return omissions
+    }
+
+    /// The omissions in words for people: `times to 1 s`, `extended attributes (2 entries)`.
+    private static func notKept(_ omissions: [Omission], of manifest: Manifest, by form: Form) -> [String] {
+        omissions.map { omission in
+            switch omission {
+            case .times:
+                return form.timeResolution >= 1_000_000_000 ? "times to 1 s" : "times to \(form.timeResolution) ns"
+            case .owners:
+                return "owners"
+            case .xattrs:
+                let count = manifest.entries.count { !($0.extendedAttributes ?? [:]).isEmpty }
+                return "extended attributes (\(count) \(count == 1 ? "entry" : "entries"))"
+            case .rootMetadata:
+                return "the root directory's own mode and time"
+            }
+        }
     }
 }
