@@ -126,18 +126,22 @@ struct Pack: ParsableCommand {
         case .file(let path):
             Interruption.removesTemporaries(replacing: path)
             warnIfInsideSource(path)
-            try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: path), options: options)
+            try ProgressLine.showing("packing", source) { progress in
+                try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: path), options: options, progress: progress)
+            }
         case .stream(let fd, let name, let owned):
             defer { if owned { close(fd) } }
             // A failed write is the stream's error, whatever the writer wraps it in.
             nonisolated(unsafe) var failure: Error?
             do {
-                try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), options: options, name: name) { bytes in
-                    do {
-                        try Syscall.writeAll(bytes, to: fd, path: { name })
-                    } catch {
-                        failure = fd == STDOUT_FILENO && !owned ? StandardOutputError(error) : error
-                        throw error
+                try ProgressLine.showing("packing", source) { progress in
+                    try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), options: options, name: name, progress: progress) { bytes in
+                        do {
+                            try Syscall.writeAll(bytes, to: fd, path: { name })
+                        } catch {
+                            failure = fd == STDOUT_FILENO && !owned ? StandardOutputError(error) : error
+                            throw error
+                        }
                     }
                 }
             } catch {

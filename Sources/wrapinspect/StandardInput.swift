@@ -68,12 +68,16 @@ enum StandardInput {
         let file = URL(fileURLWithPath: "standard input", relativeTo: folder)
         let out = try Syscall.open(file.path, in: AT_FDCWD, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600, path: { file.path })
         defer { Syscall.close(out) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { buffer.deallocate() }
-        while true {
-            let count = try Syscall.read(STDIN_FILENO, into: buffer, path: { "standard input" })
-            if count == 0 { break }
-            try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: out, path: { file.path })
+        try ProgressLine.showing("reading", "standard input") { progress in
+            while true {
+                // What a pipe holds now, not a full buffer: progress moves as the bytes come.
+                let count = try Syscall.retrying(.read, { "standard input" }) { Glibc.read(STDIN_FILENO, buffer.baseAddress, buffer.count) }
+                if count == 0 { break }
+                try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: out, path: { file.path })
+                progress?.count(bytes: Int64(count))
+            }
         }
         return file
     }

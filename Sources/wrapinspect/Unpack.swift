@@ -113,8 +113,10 @@ struct Unpack: ParsableCommand {
         Interruption.removesTemporaries(replacing: destination)
         var options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
         options.stripComponents = stripComponents
-        let summary = try ArchiveUnpacker.unpack(
-            archiveAt: StandardInput.url(for: archive), to: URL(fileURLWithPath: destination), options: options)
+        let url = try StandardInput.url(for: archive)
+        let summary = try ProgressLine.showing("unpacking", archive) { progress in
+            try ArchiveUnpacker.unpack(archiveAt: url, to: URL(fileURLWithPath: destination), options: options, progress: progress)
+        }
         try StandardOutput.line("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")
     }
 }

@@ -73,21 +73,31 @@ public enum ArchiveUnpacker {
     public static func unpack(
         archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions()
     ) throws -> ArchiveUnpackSummary {
+        try unpack(archiveAt: archive, to: destination, options: options, progress: nil)
+    }
+
+    /// ``unpack(archiveAt:to:options:)``, counting into `progress` each
+    /// entry made and each regular file's bytes, for a progress display.
+    @discardableResult
+    public static func unpack(
+        archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions, progress: ManifestProgress?
+    ) throws -> ArchiveUnpackSummary {
         // Below a ratio of 1, where the bytes counted as read decide, libarchive's count is the reference.
         if options.limits.maxRatio >= 1, let reader = PlainTarReader.opening(archive, formats: options.formats) {
             do {
-                return try unpack(reader, to: destination, options: options)
+                return try unpack(reader, to: destination, options: options, progress: progress)
             } catch is PlainTarReader.Unsupported {
                 // libarchive reads it from the start; nothing of this attempt is left.
             }
         }
-        return try unpack(ArchiveReadHandle.reading(archive, formats: options.formats, memoryLimit: options.limits.maxMemory), to: destination, options: options)
+        return try unpack(ArchiveReadHandle.reading(archive, formats: options.formats, memoryLimit: options.limits.maxMemory), to: destination, options: options,
+                          progress: progress)
     }
 
     /// Unpacks what `input` reads into `destination`, through a temporary
     /// directory beside it that is removed on any error.
     private static func unpack(
-        _ input: any ArchiveEntryStream, to destination: URL, options: ArchiveUnpackOptions
+        _ input: any ArchiveEntryStream, to destination: URL, options: ArchiveUnpackOptions, progress: ManifestProgress?
     ) throws -> ArchiveUnpackSummary {
         let archivePath = input.name
         let place = try UnpackDestination(destination, archive: archivePath, replacesExisting: options.replacesExisting)
@@ -100,7 +110,7 @@ public enum ArchiveUnpacker {
             return OpenDirectory(try Syscall.openDirectory(temporary, in: place.parent, path: { place.path }))
         }
         do {
-            let extraction = Extraction(input: input, root: root, place: place, limits: options.limits, strip: options.stripComponents)
+            let extraction = Extraction(input: input, root: root, place: place, limits: options.limits, strip: options.stripComponents, progress: progress)
             try extraction.run()
             // The root's mode (0755, or its own entry's) made no looser than the destination it replaces.
             try place.io(entry: nil) {

@@ -16,6 +16,8 @@ final class Extraction {
     private let limits: ArchiveReadLimits
     /// Leading names taken off every path, as `tar --strip-components`.
     private let strip: Int
+    /// Counts the entries read and the bytes of regular files, for a display.
+    private let progress: ManifestProgress?
     private let directories: DirectoryDescriptors
     private let workers: FileWorkers
     private let tree = UnpackedTree()
@@ -49,11 +51,12 @@ final class Extraction {
         return (directory, handle)
     }()
 
-    init(input: any ArchiveEntryStream, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits, strip: Int = 0) {
+    init(input: any ArchiveEntryStream, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits, strip: Int = 0, progress: ManifestProgress? = nil) {
         self.input = input
         self.place = place
         self.limits = limits
         self.strip = strip
+        self.progress = progress
         budget = ContentBudget(limits: limits)
         directories = DirectoryDescriptors(root: root) { names in PathDisplay.join(place.path, names.map(\.text)) }
         workers = FileWorkers(count: Syscall.availableProcessors(), archive: input.name, destination: place.path)
@@ -76,6 +79,7 @@ final class Extraction {
                 try workers.checkFailure()
                 directories.trim()
                 try extract(header)
+                progress?.count(entries: 1, bytes: header.type & S_IFMT == S_IFREG ? max(0, header.size ?? 0) : 0)
             }
             try workers.finish()
         } catch {

@@ -17,8 +17,14 @@ extension ArchiveWriter {
     /// size of the files. What the walk refuses, `FileWrapper(url:)` refuses
     /// too, with the same errors.
     public static func write(contentsOf source: URL, to url: URL, options: ArchiveWriteOptions) throws {
+        try write(contentsOf: source, to: url, options: options, progress: nil)
+    }
+
+    /// ``write(contentsOf:to:options:)``, counting into `progress` each
+    /// entry written and the bytes of its contents, for a progress display.
+    public static func write(contentsOf source: URL, to url: URL, options: ArchiveWriteOptions, progress: ManifestProgress?) throws {
         try writeReplacing(url, options: options) { writer, ownFiles in
-            try writeEntries(contentsOf: source, to: writer, options: options, excluding: ownFiles)
+            try writeEntries(contentsOf: source, to: writer, options: options, excluding: ownFiles, progress: progress)
         }
     }
 
@@ -26,18 +32,19 @@ extension ArchiveWriter {
     /// does, handing the archive's bytes in order to `sink` (standard
     /// output, a pipe, a device); `name` names the archive in errors.
     public static func write(
-        contentsOf source: URL, options: ArchiveWriteOptions, name: String,
+        contentsOf source: URL, options: ArchiveWriteOptions, name: String, progress: ManifestProgress? = nil,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let writer = try options.makeEntryWriter(name: name, sink: sink)
-        try writeEntries(contentsOf: source, to: writer, options: options)
+        try writeEntries(contentsOf: source, to: writer, options: options, progress: progress)
         try writer.close()
     }
 
     /// Walks `source` and writes one entry for each item met but the files
     /// `excluded`, after the root's own entry where the format records it.
     private static func writeEntries(
-        contentsOf source: URL, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions, excluding excluded: [DiskTreeStream.Identity] = []
+        contentsOf source: URL, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions,
+        excluding excluded: [DiskTreeStream.Identity] = [], progress: ManifestProgress?
     ) throws {
         let clock = EntryClock(options)
         if options.format.recordsRoot {
@@ -51,7 +58,11 @@ extension ArchiveWriter {
                     modified: clock.time(for: entry.modified),
                     owner: options.reproducible ? nil : entry.owner, linkTarget: entry.linkTarget)
                 try writer.writeHeader(header, stored: entry.path == options.firstStoredEntry)
-                try entry.contents?.forEachBlock { try writer.writeData($0, entry: entry.path) }
+                try entry.contents?.forEachBlock { block in
+                    try writer.writeData(block, entry: entry.path)
+                    progress?.count(bytes: Int64(block.count))
+                }
+                progress?.count(entries: 1)
             }
         }
     }
