@@ -105,6 +105,15 @@ struct Pack: ParsableCommand {
         return fromName
     }
 
+    /// Refuses to write the archive over SOURCE itself (the same file,
+    /// by device and inode): the writer leaves its own archive out, so
+    /// nothing would be packed and SOURCE would be lost.
+    private func refuseIfSource(_ path: String) throws {
+        var written = stat(), packed = stat()
+        guard stat(path, &written) == 0, stat(source, &packed) == 0, InodeIdentity(written) == InodeIdentity(packed) else { return }
+        throw PackRefused(message: "\(Format.name(archive.utf8)) is \(Format.name(source.utf8)) itself; an archive is written beside what it packs")
+    }
+
     /// Says, as bsdtar does, that an archive written inside the folder it
     /// packs is left out of itself (the writer passes over it and its
     /// temporary): the folders above the archive's are compared with
@@ -124,6 +133,7 @@ struct Pack: ParsableCommand {
             reproducible: reproducible, firstStoredEntry: try firstStoredName())
         switch try OutputDestination.resolving(archive, binary: true) {
         case .file(let path):
+            try refuseIfSource(path)
             Interruption.removesTemporaries(replacing: path)
             warnIfInsideSource(path)
             try ProgressLine.showing("packing", source) { progress in

@@ -183,6 +183,22 @@ import TestSupport
         #expect(listed.stdout.contains("sub/b.txt"), "\(listed.stdout)")
     }
 
+    /// The archive left out of itself must not leave SOURCE out of itself.
+    @Test(arguments: ["x.zip", "link.zip"])
+    func anArchiveIsNeverWrittenOverItsSource(archive: String) throws {
+        let directory = try TemporaryDirectory()
+        try Disk.write("one", to: directory.appending("J/a.txt"))
+        let packed = try WrapInspectProcess.run(["pack", "J", "x.zip"], in: directory.url)
+        try #require(packed.status == 0, "\(packed.stderr)")
+        try FileManager.default.createSymbolicLink(atPath: directory.appending("link.zip").path, withDestinationPath: "x.zip")
+        let before = try Data(contentsOf: directory.appending("x.zip"))
+
+        let result = try WrapInspectProcess.run(["pack", "x.zip", archive], in: directory.url)
+        #expect(result.status == 2)
+        #expect(result.stderr == "wrapinspect: \(archive) is x.zip itself; an archive is written beside what it packs\n")
+        #expect(try Data(contentsOf: directory.appending("x.zip")) == before)
+    }
+
     @Test func anArchiveBesideItsSourceGetsNoWarning() throws {
         let directory = try TemporaryDirectory()
         try Disk.write("one", to: directory.appending("J/a.txt"))
