@@ -79,7 +79,7 @@ enum Interruption {
         lock.lock()
         let marker = Array(".fwk-save-\(getpid())-".utf8)
         for (folder, name) in registered {
-            let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let fd = Syscall.invoke(.open) { open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
             guard fd >= 0 else { continue }
             guard let names = try? Syscall.names(inDirectory: fd, path: { folder }) else { continue }
             for temporary in names where isTemporary(temporary, of: Array(name.utf8), marker: marker) {

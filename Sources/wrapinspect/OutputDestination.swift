@@ -36,7 +36,7 @@ enum OutputDestination {
                 return try stream(fd: fd, name: given, owned: false, binary: binary)
             }
             var status = stat()
-            guard lstat(path, &status) == 0 else {
+            guard Syscall.invoke(.lstat, { lstat(path, &status) }) == 0 else {
                 if errno == ENOENT { return .file(path: path) }
                 throw OutputRefused(given, path: path, reason: String(cString: strerror(errno)))
             }
@@ -50,7 +50,7 @@ enum OutputDestination {
             case S_IFSOCK:
                 return try stream(fd: connect(to: path, given: given), name: given, owned: true, binary: binary)
             default:
-                let fd = Glibc.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+                let fd = Syscall.invoke(.open) { Glibc.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
                 guard fd >= 0 else { throw OutputRefused(given, path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
                 return try stream(fd: fd, name: given, owned: true, binary: binary)
             }
@@ -61,7 +61,7 @@ enum OutputDestination {
     /// A stream on `fd`, unless it is a terminal and the output binary.
     private static func stream(fd: CInt, name: String, owned: Bool, binary: Bool) throws -> OutputDestination {
         if binary, isatty(fd) == 1 {
-            if owned { close(fd) }
+            if owned { Syscall.close(fd) }
             throw OutputRefused(name, path: name, reason: "is a terminal; an archive is written to a file or a pipe (redirect it)")
         }
         return .stream(fd: fd, name: name, owned: owned)
@@ -97,7 +97,7 @@ enum OutputDestination {
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard bytes.count < capacity else {
-            close(fd)
+            Syscall.close(fd)
             throw OutputRefused(given, path: path, reason: "the socket's path is too long to connect to")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
@@ -106,7 +106,7 @@ enum OutputDestination {
         }
         guard connected == 0 else {
             let reason = String(cString: strerror(errno))
-            close(fd)
+            Syscall.close(fd)
             throw OutputRefused(given, path: path, reason: "connect: \(reason)")
         }
         return fd

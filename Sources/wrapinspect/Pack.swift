@@ -82,7 +82,8 @@ struct Pack: ParsableCommand {
     private func firstStoredName() throws -> String? {
         guard let name = firstStored ?? (isEPUB ? "mimetype" : nil) else { return nil }
         var status = stat()
-        guard !name.contains("/"), lstat(source + "/" + name, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard !name.contains("/"), Syscall.invoke(.lstat, { lstat(source + "/" + name, &status) }) == 0, status.st_mode & S_IFMT == S_IFREG
+        else {
             let flag = firstStored == nil ? "an EPUB stores its mimetype first, and" : "--first-stored \(Format.name(name.utf8)):"
             throw PackRefused(message: "\(flag) \(Format.name(source.utf8)) has no top-level file named \(Format.name(name.utf8))")
         }
@@ -140,7 +141,7 @@ struct Pack: ParsableCommand {
                 try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: path), options: options, progress: progress)
             }
         case .stream(let fd, let name, let owned):
-            defer { if owned { close(fd) } }
+            defer { if owned { Syscall.close(fd) } }
             // A failed write is the stream's error, whatever the writer wraps it in.
             nonisolated(unsafe) var failure: Error?
             do {

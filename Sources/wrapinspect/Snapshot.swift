@@ -59,7 +59,7 @@ struct Snapshot: ParsableCommand {
             case .stream(STDOUT_FILENO, _, false):
                 try Self.writeToStandardOutput(manifest, as: chosenFormat)
             case .stream(let fd, let name, let owned):
-                defer { if owned { close(fd) } }
+                defer { if owned { Syscall.close(fd) } }
                 try manifest.write(as: chosenFormat, to: fd, path: name)
             }
         } catch let error as OutputRefused {

@@ -38,10 +38,10 @@ enum StandardInput {
 
     private static func fileOrCopy() throws -> URL {
         var status = stat()
-        guard fstat(STDIN_FILENO, &status) == 0 else {
+        guard Syscall.invoke(.fstat, { fstat(STDIN_FILENO, &status) }) == 0 else {
             throw StandardInputError(message: "standard input: \(String(cString: strerror(errno)))")
         }
-        if status.st_mode & S_IFMT == S_IFREG, lseek(STDIN_FILENO, 0, SEEK_CUR) == 0,
+        if status.st_mode & S_IFMT == S_IFREG, Syscall.invoke(.lseek, { lseek(STDIN_FILENO, 0, SEEK_CUR) }) == 0,
            let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/0") {
             var named = stat()
             if stat(path, &named) == 0, named.st_dev == status.st_dev, named.st_ino == status.st_ino {

@@ -38,7 +38,7 @@ extension Unpack {
         }
         var status = stat()
         // Nothing there: nothing to replace.
-        guard lstat(standardized.path, &status) == 0 else { return }
+        guard Syscall.invoke(.lstat, { lstat(standardized.path, &status) }) == 0 else { return }
         let target = InodeIdentity(status)
         let isDirectory = status.st_mode & S_IFMT == S_IFDIR
         if isDirectory, InodeIdentity.folders(from: ".").contains(target) {
@@ -84,16 +84,16 @@ struct InodeIdentity: Hashable {
     /// when `path` cannot be opened.
     static func folders(from path: String) -> Set<InodeIdentity> {
         var found: Set<InodeIdentity> = []
-        var fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        var fd = Syscall.invoke(.open) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         while fd >= 0 {
             var status = stat()
-            guard fstat(fd, &status) == 0, found.insert(InodeIdentity(status)).inserted else { break }
+            guard Syscall.invoke(.fstat, { fstat(fd, &status) }) == 0, found.insert(InodeIdentity(status)).inserted else { break }
             // `..` is never a symbolic link; O_NOFOLLOW says so to the source audit.
-            let parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            close(fd)
+            let parent = Syscall.invoke(.openat) { openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            Syscall.close(fd)
             fd = parent
         }
-        if fd >= 0 { close(fd) }
+        if fd >= 0 { Syscall.close(fd) }
         return found
     }
 }
