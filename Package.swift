@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -106,6 +106,27 @@ let package = Package(
         .testTarget(
             name: "NotesExampleTests",
             dependencies: ["notes-example", "TestSupport"]
+        ),
+        // Document models written as for SwiftUI on Apple's systems, importing
+        // only FileWrapperDocument: compiled in Swift 6 language mode, and
+        // again (the same files, through a symbolic link) under Xcode 26's
+        // defaults for an app: main-actor isolation by default, approachable
+        // concurrency and member import visibility.
+        .testTarget(
+            name: "AppleStyleModelTests",
+            dependencies: ["FileWrapperDocument", "TestSupport"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "AppleStyleMainActorModelTests",
+            dependencies: ["FileWrapperDocument", "TestSupport"],
+            swiftSettings: [
+                .swiftLanguageMode(.v6),
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]
         ),
         .testTarget(
             name: "FileWrapperDocumentTests",

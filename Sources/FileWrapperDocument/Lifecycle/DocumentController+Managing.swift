@@ -1,8 +1,8 @@
 import Foundation
 
 extension DocumentController {
-    /// Reads the document again from its file, dropping unsaved changes.
-    /// A reference document is read into a new object: fetch ``document``
+    /// Reads the document again from its file, dropping unsaved changes
+    /// and what ``undoManager`` could undo or redo. A reference document is read into a new object: fetch ``document``
     /// again afterwards.
     public func revert() async throws {
         try await exclusively {
@@ -10,7 +10,8 @@ extension DocumentController {
             let opened = try await DocumentDisk.open(try requireFileURL(), as: contentType, with: serialization)
             document = opened.document
             revision = opened.revision
-            savedChangeCount = changeCount
+            await undoManager.removeAllActions()
+            changes.reverted()
         }
     }
 

@@ -54,12 +54,12 @@ extension DocumentController {
     func write(to url: URL, as type: UTType, movingDocument: Bool, force: Bool) async throws {
         try serialization.checkWritable(type, url: url)
         let pending: PendingSave
+        let captured = changes.current
         do {
             pending = try serialization.capture(document, type)
         } catch {
             throw DocumentError(.serializationFailed, url: url, "cannot be saved: the document could not take its snapshot", underlying: error)
         }
-        let captured = changeCount
         let inPlace = fileURL?.path == url.path
         let written = try await DocumentDisk.save(
             pending, to: url, as: type, previous: revision, expected: inPlace && !force ? revision?.stamp : nil, inPlace: inPlace)
@@ -67,6 +67,6 @@ extension DocumentController {
         fileURL = url
         contentType = type
         revision = written
-        savedChangeCount = captured
+        changes.saved(captured)
     }
 }

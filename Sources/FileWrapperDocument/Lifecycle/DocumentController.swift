@@ -35,17 +35,27 @@ public actor DocumentController<Document: Sendable> {
     /// `false` for a document opened for viewing only: it cannot be saved
     /// in place, saved as or renamed (a copy can be saved).
     public nonisolated let isEditable: Bool
-    /// How many edits were made since the controller was created; never decreases.
-    public internal(set) var changeCount = 0
+    /// How many changes were made since the controller was created (edits,
+    /// and undoable changes, undos and redos through ``undoManager``);
+    /// never decreases.
+    public var changeCount: Int { changes.count }
     /// Whether ``close()`` was called.
     public internal(set) var isClosed = false
 
-    /// Whether edits were made since the document was last read or saved.
-    public var hasUnsavedChanges: Bool { changeCount != savedChangeCount }
+    /// Whether the document differs from the version last read or saved:
+    /// edited since, or changed through ``undoManager`` and not undone
+    /// back to that version.
+    public var hasUnsavedChanges: Bool { changes.hasUnsavedChanges }
+
+    /// The document's undo manager, as `DocumentGroup` gives each document
+    /// one: an action registered with it is a change (autosave saves it),
+    /// and undoing or redoing it changes the document back or forward,
+    /// to the saved version if that is where it leads.
+    public nonisolated let undoManager: UndoManager
 
     let serialization: DocumentSerialization<Document>
-    /// ``changeCount`` as it was when the saved or read version was captured.
-    var savedChangeCount = 0
+    /// The changes counted, shared with ``undoManager``.
+    let changes: DocumentChanges
     /// What the document was last read from or written as.
     var revision: DiskRevision?
     /// Whether an operation that uses the file is running, and who waits for it.
@@ -60,18 +70,20 @@ public actor DocumentController<Document: Sendable> {
         self.revision = revision
         self.isEditable = isEditable
         self.serialization = serialization
+        changes = DocumentChanges()
+        undoManager = UndoManager(changes: changes)
     }
 
     /// Applies `edit` to the document and counts one change. A value
     /// document is edited on a copy, so an edit that throws changes nothing.
     /// Editing a closed document is a programmer error.
     @discardableResult
-    public func update<Result: Sendable>(_ edit: (inout Document) throws -> Result) rethrows -> Result {
+    public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) rethrows -> Result {
         precondition(!isClosed, "a closed document was edited")
         var edited = document
         let result = try edit(&edited)
         document = edited
-        changeCount += 1
+        changes.edited()
         return result
     }
 }

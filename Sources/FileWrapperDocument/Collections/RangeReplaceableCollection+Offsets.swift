@@ -1,0 +1,9 @@
+import Foundation
+
+extension RangeReplaceableCollection where Self: MutableCollection {
+    /// Removes the elements at `offsets`: SwiftUI's `remove(atOffsets:)`,
+    /// which a list's `onDelete` calls. The others keep their order.
+    public mutating func remove(atOffsets offsets: IndexSet) {
+        removeSubranges(subranges(atOffsets: offsets))
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+
+/// Records edits so that they can be undone and redone: Foundation's
+/// `UndoManager`, which Linux's Foundation lacks, with its names,
+/// signatures and documented behaviour, so that a document model written
+/// for SwiftUI (`undoManager?.registerUndo(withTarget: self) { ... }`)
+/// compiles and behaves here.
+///
+/// Main-actor isolated, as Apple's is; it can be created anywhere.
+///
+/// Undo actions are kept in groups; ``undo()`` reverts the last group
+/// whole, in the reverse order of its actions. Without a user interface
+/// there is no event loop to group by, so ``groupsByEvent`` is `false` by
+/// default: an action registered outside ``beginUndoGrouping()`` and
+/// ``endUndoGrouping()`` is a group of its own (Apple's manager refuses it
+/// there). Set ``groupsByEvent`` to group the actions registered until the
+/// main queue next runs, as an app's run loop does.
+///
+/// The target of an action is held weakly (Apple's holds it unowned): an
+/// action whose target is gone is skipped instead of crashing.
+@MainActor
+open class UndoManager {
+    /// One registered action: whom it concerns and what reverts it.
+    struct Action {
+        let target: ObjectIdentifier
+        let perform: @MainActor () -> Void
+    }
+
+    /// What one ``undo()`` or ``redo()`` reverts, and its name.
+    struct Group {
+        var actions: [Action] = []
+        var name = ""
+    }
+
+    private var undoStack: [Group] = []
+    private var redoStack: [Group] = []
+    /// The groups begun and not yet ended, outermost first.
+    private var openGroups: [Group] = []
+    /// The group that collects what an undo or redo registers.
+    private var reverting: Group?
+    /// Whether the outermost open group was begun by ``groupsByEvent``.
+    private var eventGroupIsOpen = false
+    /// How many such groups were begun: the close scheduled for one must
+    /// not close a later one.
+    private var eventGroupCount = 0
+    private var disabledCount = 0
+
+    /// Told of every change a top-level group, an undo or a redo makes, for
+    /// the ``DocumentController`` that owns this manager.
+    nonisolated let changes: DocumentChanges?
+
+    /// An undo manager with no actions.
+    public nonisolated init() {
+        changes = nil
+    }
+
+    nonisolated init(changes: DocumentChanges) {
+        self.changes = changes
+    }
+
+    /// Whether ``undo()`` is running its actions.
+    public private(set) var isUndoing = false
+    /// Whether ``redo()`` is running its actions.
+    public private(set) var isRedoing = false
+
+    /// Whether actions registered outside an explicit group are grouped
+    /// until the main queue next runs. `false` by default here, where no
+    /// event loop runs; Apple's default, in an app, is `true`.
+    public var groupsByEvent = false
+
+    /// The most top-level groups kept; `0`, the default, keeps all. The
+    /// oldest are dropped beyond it, at once when it is lowered.
+    public var levelsOfUndo = 0 {
+        didSet { dropOldGroups() }
+    }
+
+    /// How many groups are open (begun and not ended).
+    public var groupingLevel: Int { openGroups.count }
+
+    /// Whether ``registerUndo(withTarget:handler:)`` records actions.
+    public var isUndoRegistrationEnabled: Bool { disabledCount == 0 }
+
+    /// Whether there is something to undo: a closed group, or actions in the
+    /// open group.
+    public var canUndo: Bool {
+        !undoStack.isEmpty || openGroups.contains { !$0.actions.isEmpty }
+    }
+
+    /// Whether there is something to redo.
+    public var canRedo: Bool { !redoStack.isEmpty }
+
+    /// The name of the group ``undo()`` would revert; empty if none was set.
+    public var undoActionName: String { undoStack.last?.name ?? "" }
+
+    /// The name of the group ``redo()`` would repeat; empty if none was set.
+    public var redoActionName: String { redoStack.last?.name ?? "" }
+
+    /// Registers `handler`, run with `target` to undo the change just made.
+    /// While undoing, what the handler registers is the redo of that undo.
+    /// A new action outside an undo or a redo clears what could be redone.
+    public func registerUndo<TargetType: AnyObject>(withTarget target: TargetType,
+                                                    handler: @escaping @MainActor (TargetType) -> Void) {
+        guard isUndoRegistrationEnabled else { return }
+        let action = Action(target: ObjectIdentifier(target)) { [weak target] in
+            if let target { handler(target) }
+        }
+        if reverting != nil {
+            reverting?.actions.append(action)
+            return
+        }
+        redoStack.removeAll()
+        if openGroups.isEmpty {
+            if groupsByEvent {
+                beginEventGroup()
+            } else {
+                beginUndoGrouping()
+                openGroups[openGroups.count - 1].actions.append(action)
+                endUndoGrouping()
+                return
+            }
+        }
+        openGroups[openGroups.count - 1].actions.append(action)
+    }
+
+    /// Names the change being recorded ("Add Item"): while undoing or
+    /// redoing, the group that reverts it; else the open group, or the last
+    /// closed one.
+    public func setActionName(_ actionName: String) {
+        if reverting != nil {
+            reverting?.name = actionName
+        } else if !openGroups.isEmpty {
+            openGroups[0].name = actionName
+        } else if !undoStack.isEmpty {
+            undoStack[undoStack.count - 1].name = actionName
+        }
+    }
+
+    /// Begins a group: the actions registered until the matching
+    /// ``endUndoGrouping()`` are undone together. Groups nest.
+    public func beginUndoGrouping() {
+        post(Self.checkpointNotification)
+        openGroups.append(Group())
+        post(Self.didOpenUndoGroupNotification)
+    }
+
+    /// Ends the innermost open group. A top-level group with actions goes
+    /// on the undo stack; a nested one becomes part of its parent. Ending
+    /// a group that was not begun is a programmer error, as on Apple's
+    /// systems.
+    public func endUndoGrouping() {
+        precondition(!openGroups.isEmpty, "endUndoGrouping() called with no open undo group")
+        post(Self.checkpointNotification)
+        post(Self.willCloseUndoGroupNotification)
+        let group = openGroups.removeLast()
+        if openGroups.isEmpty {
+            eventGroupIsOpen = false
+            if !group.actions.isEmpty {
+                undoStack.append(group)
+                dropOldGroups()
+                changes?.done()
+            }
+        } else {
+            openGroups[openGroups.count - 1].actions += group.actions
+            if openGroups[openGroups.count - 1].name.isEmpty {
+                openGroups[openGroups.count - 1].name = group.name
+            }
+        }
+        post(Self.didCloseUndoGroupNotification)
+    }
+
+    /// Reverts the last group, running its actions last first; what they
+    /// register can be redone. A group opened by ``groupsByEvent`` is
+    /// closed first; undoing with a group that the program opened still
+    /// open is a programmer error, as on Apple's systems.
+    public func undo() {
+        if eventGroupIsOpen, openGroups.count == 1 {
+            endUndoGrouping()
+        }
+        precondition(openGroups.isEmpty, "undo() called with \(openGroups.count) undo group(s) still open; end them first")
+        guard let group = undoStack.popLast() else { return }
+        post(Self.checkpointNotification)
+        post(Self.willUndoChangeNotification)
+        isUndoing = true
+        let redo = revert(group)
+        isUndoing = false
+        if !redo.actions.isEmpty {
+            redoStack.append(redo)
+        }
+        changes?.undone()
+        post(Self.didUndoChangeNotification)
+    }
+
+    /// Repeats the last group undone, running what its undo registered;
+    /// what that registers can be undone again. What could be redone
+    /// further stays.
+    public func redo() {
+        precondition(openGroups.isEmpty, "redo() called with \(openGroups.count) undo group(s) still open; end them first")
+        guard let group = redoStack.popLast() else { return }
+        post(Self.checkpointNotification)
+        post(Self.willRedoChangeNotification)
+        isRedoing = true
+        let undo = revert(group)
+        isRedoing = false
+        if !undo.actions.isEmpty {
+            undoStack.append(undo)
+            dropOldGroups()
+        }
+        changes?.redone()
+        post(Self.didRedoChangeNotification)
+    }
+
+    /// Stops recording actions until ``enableUndoRegistration()``; the
+    /// two nest.
+    public func disableUndoRegistration() {
+        disabledCount += 1
+    }
+
+    /// Undoes one ``disableUndoRegistration()``.
+    public func enableUndoRegistration() {
+        precondition(disabledCount > 0, "enableUndoRegistration() called without disableUndoRegistration()")
+        disabledCount -= 1
+    }
+
+    /// Forgets everything that could be undone or redone, and records again.
+    public func removeAllActions() {
+        undoStack.removeAll()
+        redoStack.removeAll()
+        disabledCount = 0
+    }
+
+    /// Forgets the actions registered with `target`; a group left empty goes.
+    public func removeAllActions(withTarget target: Any) {
+        let identifier = ObjectIdentifier(target as AnyObject)
+        func removing(_ groups: [Group]) -> [Group] {
+            groups.compactMap { group in
+                var group = group
+                group.actions.removeAll { $0.target == identifier }
+                return group.actions.isEmpty ? nil : group
+            }
+        }
+        undoStack = removing(undoStack)
+        redoStack = removing(redoStack)
+        for index in openGroups.indices {
+            openGroups[index].actions.removeAll { $0.target == identifier }
+        }
+    }
+
+    /// Runs `group`'s actions last first, collecting what they register.
+    private func revert(_ group: Group) -> Group {
+        reverting = Group(name: group.name)
+        for action in group.actions.reversed() {
+            action.perform()
+        }
+        let collected = reverting ?? Group()
+        reverting = nil
+        return collected
+    }
+
+    /// Opens the group that ``groupsByEvent`` closes when the main queue next runs.
+    private func beginEventGroup() {
+        beginUndoGrouping()
+        eventGroupIsOpen = true
+        eventGroupCount += 1
+        let group = eventGroupCount
+        DispatchQueue.main.async { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self, self.eventGroupIsOpen, self.eventGroupCount == group, self.openGroups.count == 1 else { return }
+                self.endUndoGrouping()
+            }
+        }
+    }
+
+    /// Drops the oldest groups beyond ``levelsOfUndo``.
+    private func dropOldGroups() {
+        guard levelsOfUndo > 0, undoStack.count > levelsOfUndo else { return }
+        undoStack.removeFirst(undoStack.count - levelsOfUndo)
+    }
+
+    private func post(_ name: Notification.Name) {
+        NotificationCenter.default.post(name: name, object: self)
+    }
+}

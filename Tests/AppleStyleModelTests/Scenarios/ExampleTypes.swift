@@ -1,0 +1,17 @@
+import FileWrapperDocument
+
+/// The types the example models export, declared as an app's Info.plist
+/// declares them, registered once for the test process.
+enum ExampleTypes {
+    static func register() {
+        _ = registration
+    }
+
+    private static let registration: Void = {
+        UTType.register(UTTypeDeclarations(exported: [
+            UTTypeDeclaration(identifier: "com.example.sketch", conformsTo: ["public.json"], tags: [.filenameExtension: ["sketch"]]),
+            UTTypeDeclaration(identifier: "com.example.checklist", conformsTo: ["public.json"], tags: [.filenameExtension: ["checklist"]]),
+            UTTypeDeclaration(identifier: "com.example.album", conformsTo: ["com.apple.package"], tags: [.filenameExtension: ["album"]]),
+        ]))
+    }()
+}
