@@ -13,7 +13,10 @@ struct DocumentSerialization<Document: Sendable>: Sendable {
     let capture: @Sendable (Document, UTType) throws -> PendingSave
 
     /// The type to open `url` as: `contentType` if given, else the first
-    /// type with the file's extension that conforms to a readable type.
+    /// type of the file that conforms to a readable type. As on Apple's
+    /// systems, a directory is of the package type its extension names,
+    /// else `public.folder` (whatever its extension, or none); a file is of
+    /// the type its extension names.
     func contentType(of url: URL, given contentType: UTType?) throws -> UTType {
         let readable = readableContentTypes.map(\.identifier).joined(separator: ", ")
         if let contentType {
@@ -23,12 +26,38 @@ struct DocumentSerialization<Document: Sendable>: Sendable {
             }
             return contentType
         }
-        let candidates = UTType.types(tag: url.pathExtension, tagClass: .filenameExtension, conformingTo: .item)
+        var candidates = UTType.types(tag: url.pathExtension, tagClass: .filenameExtension, conformingTo: .item)
+        if DocumentStorage.isDirectory(at: url) {
+            let packages = candidates.filter { $0.isDeclared && $0.conforms(to: .directory) }
+            // After the folder, the file types the extension names: a
+            // document that reads those is told it found a directory.
+            candidates = packages.isEmpty ? [.folder] + candidates.filter(\.isDeclared) : packages
+        }
         guard let match = candidates.first(where: { candidate in readableContentTypes.contains(where: candidate.conforms(to:)) }) else {
             let found = candidates.first.map { "its type is \($0.debugDescription)" } ?? "it has no filename extension to tell its type"
-            throw DocumentError(.unreadableContentType, url: url, "cannot be opened: \(found), and no document type reads it (this one reads \(readable))")
+            throw DocumentError(.unreadableContentType, url: url,
+                                "cannot be opened: \(found), and no document type reads it (this one reads \(readable))" + registrationHint(candidates: candidates))
         }
         return match
+    }
+
+    /// How to open a file whose type no readable type matched, when the
+    /// reason may be a declaration the program did not register (on
+    /// Apple's systems, the app's Info.plist registers it): a readable type
+    /// that is not registered, or an extension no registered type has.
+    private func registrationHint(candidates: [UTType]) -> String {
+        let how = "(UTType.registerDeclarations(contentsOf:) reads the UTExportedTypeDeclarations of an Info.plist; "
+            + "UTType.register(_:) takes them in code), or pass contentType: to open it as a type the document reads"
+        let unregistered = readableContentTypes.filter { !$0.isDeclared && !$0.isDynamic }.map(\.identifier)
+        if !unregistered.isEmpty {
+            let names = unregistered.joined(separator: ", ")
+            return ". \(names) \(unregistered.count == 1 ? "is" : "are") not registered, so no filename extension names \(unregistered.count == 1 ? "it" : "them")"
+                + ": register \(unregistered.count == 1 ? "its declaration" : "their declarations") \(how)"
+        }
+        if candidates.first?.isDynamic == true {
+            return ". No registered type has this filename extension: register a declaration with it \(how)"
+        }
+        return ""
     }
 
     /// The type to save `url` as when none is given: the first writable

@@ -72,6 +72,12 @@ enum DocumentStorage: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether `url` is a directory (not a symbolic link to one), by `lstat`.
+    static func isDirectory(at url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// Refuses a directory where this storage keeps a file and the reverse,
     /// and a symbolic link, so that nothing of another kind is replaced or
     /// misread. Nothing at `url` is fine for writing.
