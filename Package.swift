@@ -75,6 +75,12 @@ let package = Package(
             ],
             path: "Examples/Notes"
         ),
+        // Two document apps without a user interface, their documents
+        // written as Apple's samples write them for SwiftUI: a reference
+        // document with undo, and a package that keeps unchanged files.
+        // Their top-level code runs on the main actor, as an app's does.
+        .executableTarget(name: "checklist-example", dependencies: ["FileWrapperDocument"], path: "Examples/Checklist"),
+        .executableTarget(name: "album-example", dependencies: ["FileWrapperDocument"], path: "Examples/Album"),
         // A child process for the tests that kill an operation midway, run
         // it under another user or time zone, or bound its memory.
         .executableTarget(
@@ -108,14 +114,20 @@ let package = Package(
             dependencies: ["notes-example", "TestSupport"]
         ),
         // Document models written as for SwiftUI on Apple's systems, importing
-        // only FileWrapperDocument: compiled in Swift 6 language mode, and
-        // again (the same files, through a symbolic link) under Xcode 26's
-        // defaults for an app: main-actor isolation by default, approachable
+        // only FileWrapperDocument (the examples' documents among them, through
+        // symbolic links): compiled in Swift 6 language mode, and again, the
+        // same files and tests, in Swift 5 mode and under Xcode 26's defaults
+        // for an app: main-actor isolation by default, approachable
         // concurrency and member import visibility.
         .testTarget(
             name: "AppleStyleModelTests",
-            dependencies: ["FileWrapperDocument", "TestSupport"],
+            dependencies: ["FileWrapperDocument", "TestSupport", "checklist-example", "album-example"],
             swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "AppleStyleSwift5ModelTests",
+            dependencies: ["FileWrapperDocument", "TestSupport"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "AppleStyleMainActorModelTests",

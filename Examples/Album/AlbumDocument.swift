@@ -1,8 +1,11 @@
 import FileWrapperDocument
 
-// A photo album stored as a package: a JSON index and one file per
-// image. A save reuses the existing file's children for the images that
-// did not change, as Apple's documentation of FileDocument suggests.
+// A photo album stored as a package (a directory shown as one file): a
+// JSON index and one file per image. Written as for SwiftUI, with `import
+// FileWrapperDocument` in place of `import SwiftUI` and `import
+// UniformTypeIdentifiers`. A save returns the existing file's children for
+// the images that did not change, as Apple's documentation of
+// `fileWrapper(configuration:)` suggests, so only changed images are written.
 
 extension UTType {
     nonisolated static var album: UTType {

@@ -1,8 +1,16 @@
 import FileWrapperDocument
 
-// A checklist kept as a reference document, in the manner of Apple's
-// document-app samples: a class with a @Published model, edited by
-// methods that register their undo with the undo manager the view gives.
+// A checklist kept as a reference document, written as Apple's
+// document-app samples write one for SwiftUI, with `import
+// FileWrapperDocument` in place of `import SwiftUI` and `import
+// UniformTypeIdentifiers`: a class with a @Published model, edited on the
+// main actor by methods that register their undo with the undo manager a
+// view passes (here, the DocumentController's). Registering undo is what
+// tells the document it changed.
+//
+// `@unchecked Sendable`, as Swift 6 projects write it on Apple's systems
+// too: the class's state is a mutable @Published property, touched on the
+// main actor, and the snapshot a save takes is a value.
 
 extension UTType {
     nonisolated static var checklist: UTType {

@@ -1,0 +1,1 @@
+../../../Examples/Album/AlbumDocument.swift

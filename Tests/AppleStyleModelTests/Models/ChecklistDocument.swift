@@ -1,0 +1,1 @@
+../../../Examples/Checklist/ChecklistDocument.swift
