@@ -6,10 +6,14 @@
 /// that edits (for ``DocumentController/update(_:)``, the controller's).
 ///
 /// `Sendable`, as SwiftUI's is. A class whose state is `@Published`
-/// properties is not checkably Sendable; as under SwiftUI, the compiler
-/// warns unless the class says `@unchecked Sendable`, which is true when
-/// its state is touched only through the controller (or, in an app, only
-/// on the main actor).
+/// properties is not checkably Sendable; in Swift 6 mode, as with SwiftUI,
+/// the compiler warns unless the class says `@unchecked Sendable` (Swift
+/// 5 mode does not warn), which is true when its state is touched only
+/// through the controller or only on the main actor.
+///
+/// As under SwiftUI, an edit made on the main actor registers its undo
+/// with ``DocumentController/undoManager``: that is what counts it as a
+/// change, which autosave saves and undo takes back.
 ///
 /// To save, ``DocumentController`` asks for a ``snapshot(contentType:)``
 /// while edits wait, then serializes that snapshot with

@@ -8,7 +8,9 @@ import Foundation
 /// - new (``init(newDocument:contentType:)``, no file yet) or opened
 ///   (``init(contentsOf:contentType:isEditable:)``): a directory bundle, a
 ///   zip container or a flat file, chosen by the content type;
-/// - edited through ``update(_:)``, which counts changes;
+/// - edited through ``update(_:)``, which counts changes, or, for a
+///   reference document, on the main actor by methods that register undo
+///   with ``undoManager``, as a SwiftUI view edits it;
 /// - saved in place, incrementally (``save(force:)``), saved as another file
 ///   (``save(to:contentType:)``, the document moves), copied
 ///   (``saveCopy(to:contentType:)``, it stays), autosaved when changed,
@@ -77,6 +79,10 @@ public actor DocumentController<Document: Sendable> {
     /// Applies `edit` to the document and counts one change. A value
     /// document is edited on a copy, so an edit that throws changes nothing.
     /// Editing a closed document is a programmer error.
+    ///
+    /// `edit` is `sending`: main-actor code (an app's, or top-level code)
+    /// passes a closure such as `{ $0.title = "Trip" }` as it is; one that
+    /// captures main-actor state copies what it needs into a local first.
     @discardableResult
     public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) rethrows -> Result {
         precondition(!isClosed, "a closed document was edited")

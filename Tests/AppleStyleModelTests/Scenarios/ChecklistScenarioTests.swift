@@ -76,6 +76,21 @@ import TestSupport
         #expect(!undoManager.canRedo)
     }
 
+    @Test func undoAndRedoPublishTheChangeAsEditsDo() async throws {
+        let controller = DocumentController(newDocument: ChecklistDocument(), contentType: .checklist)
+        let document = await controller.document
+        var published: [[String]] = []
+        let subscription = document.$checklist.sink { checklist in
+            published.append(checklist.items.map(\.title))
+        }
+        document.addItem(titled: "Milk", undoManager: controller.undoManager)
+        document.addItem(titled: "Tea", undoManager: controller.undoManager)
+        controller.undoManager.undo()
+        controller.undoManager.redo()
+        #expect(published == [[], ["Milk"], ["Milk", "Tea"], ["Milk"], ["Milk", "Tea"]])
+        subscription.cancel()
+    }
+
     @Test func revertForgetsWhatCouldBeUndone() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.appending("List.checklist")
