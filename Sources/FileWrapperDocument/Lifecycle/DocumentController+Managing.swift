@@ -8,7 +8,7 @@ extension DocumentController {
         try await exclusively {
             try checkOpen()
             let opened = try await DocumentDisk.open(try requireFileURL(), as: contentType, with: serialization)
-            document = opened.document
+            content.withLock { $0 = opened.document }
             revision = opened.revision
             await undoManager.removeAllActions()
             changes.reverted()

@@ -27,8 +27,8 @@ import Foundation
 /// off it, while edits go on. Operations that use the file (open, save,
 /// revert, rename, close) run one after another, in the order called.
 public actor DocumentController<Document: Sendable> {
-    /// The document as last edited.
-    public internal(set) var document: Document
+    /// The document as last edited (or undone or redone).
+    public var document: Document { content.withLock { $0 } }
     /// The document's file; `nil` until a new document is first saved.
     /// Follows save as and rename.
     public internal(set) var fileURL: URL?
@@ -52,12 +52,23 @@ public actor DocumentController<Document: Sendable> {
     /// The document's undo manager, as `DocumentGroup` gives each document
     /// one: an action registered with it is a change (autosave saves it),
     /// and undoing or redoing it changes the document back or forward,
-    /// to the saved version if that is where it leads.
+    /// to the saved version if that is where it leads. A value document's
+    /// edits through ``update(_:)`` register their undo with it.
+    ///
+    /// It keeps the last 100 changes (its `levelsOfUndo` can be changed),
+    /// where Foundation's default keeps all: a server may edit a document
+    /// without end and never undo.
     public nonisolated let undoManager: UndoManager
+
+    /// How many changes a new controller's ``undoManager`` keeps.
+    static var levelsOfUndo: Int { 100 }
 
     let serialization: DocumentSerialization<Document>
     /// The changes counted, shared with ``undoManager``.
     let changes: DocumentChanges
+    /// The document, behind a lock: the undo of a value document's edit
+    /// puts the value back from the main actor.
+    let content: Locked<Document>
     /// What the document was last read from or written as.
     var revision: DiskRevision?
     /// Whether an operation that uses the file is running, and who waits for it.
@@ -66,18 +77,20 @@ public actor DocumentController<Document: Sendable> {
 
     init(document: Document, contentType: UTType, fileURL: URL?, revision: DiskRevision?, isEditable: Bool,
          serialization: DocumentSerialization<Document>) {
-        self.document = document
+        content = Locked(document)
         self.contentType = contentType
         self.fileURL = fileURL
         self.revision = revision
         self.isEditable = isEditable
         self.serialization = serialization
         changes = DocumentChanges()
-        undoManager = UndoManager(changes: changes)
+        undoManager = UndoManager(changes: changes, levelsOfUndo: Self.levelsOfUndo)
     }
 
     /// Applies `edit` to the document and counts one change. A value
-    /// document is edited on a copy, so an edit that throws changes nothing.
+    /// document is edited on a copy, so an edit that throws changes nothing,
+    /// and its undo (putting the value before back) is registered with
+    /// ``undoManager``, as SwiftUI registers it for a `FileDocument`.
     /// Editing a closed document is a programmer error.
     ///
     /// `edit` is `sending`: main-actor code (an app's, or top-level code)
@@ -86,10 +99,16 @@ public actor DocumentController<Document: Sendable> {
     @discardableResult
     public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) rethrows -> Result {
         precondition(!isClosed, "a closed document was edited")
-        var edited = document
+        let original = document
+        var edited = original
         let result = try edit(&edited)
-        document = edited
-        changes.edited()
+        content.withLock { $0 = edited }
+        if serialization.undoesEdits {
+            changes.done()
+            registerUndo(ofEditFrom: original, to: edited)
+        } else {
+            changes.edited()
+        }
         return result
     }
 }

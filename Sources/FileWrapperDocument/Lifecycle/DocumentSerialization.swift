@@ -11,6 +11,9 @@ struct DocumentSerialization<Document: Sendable>: Sendable {
     let read: @Sendable (FileDocumentReadConfiguration) throws -> Document
     /// Captures, on the controller while edits wait, what a save as a type writes.
     let capture: @Sendable (Document, UTType) throws -> PendingSave
+    /// Whether an edit through the controller registers its undo: a value
+    /// can be put back; a reference document registers its own.
+    let undoesEdits: Bool
 
     /// The type to open `url` as: `contentType` if given, else the first
     /// type of the file that conforms to a readable type. As on Apple's
@@ -81,7 +84,8 @@ extension DocumentSerialization where Document: FileDocument {
     static var fileDocument: Self {
         Self(readableContentTypes: Document.readableContentTypes, writableContentTypes: Document.writableContentTypes,
              read: { try Document(configuration: $0) },
-             capture: { document, _ in PendingSave { try document.fileWrapper(configuration: $0) } })
+             capture: { document, _ in PendingSave { try document.fileWrapper(configuration: $0) } },
+             undoesEdits: true)
     }
 }
 
@@ -93,6 +97,7 @@ extension DocumentSerialization where Document: ReferenceFileDocument {
              capture: { document, contentType in
                  let snapshot = try document.snapshot(contentType: contentType)
                  return PendingSave { try document.fileWrapper(snapshot: snapshot, configuration: $0) }
-             })
+             },
+             undoesEdits: false)
     }
 }

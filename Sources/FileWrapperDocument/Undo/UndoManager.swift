@@ -49,13 +49,30 @@ open class UndoManager {
     /// the ``DocumentController`` that owns this manager.
     nonisolated let changes: DocumentChanges?
 
+    /// An action registered off the main actor.
+    struct ArrivingAction: Sendable {
+        let target: ObjectIdentifier
+        let perform: @MainActor @Sendable () -> Void
+    }
+
+    /// Actions the ``DocumentController`` registered for its edits, which
+    /// run off the main actor; every call on the main actor takes them in
+    /// first, each a group of its own, so that they keep their order with
+    /// what is registered there. No more than ``levelsOfUndo`` are kept
+    /// while they wait: a program that never undoes keeps no more.
+    private nonisolated let arriving: Locked<(actions: [ArrivingAction], limit: Int)>
+
     /// An undo manager with no actions.
     public nonisolated init() {
         changes = nil
+        arriving = Locked(([], 0))
     }
 
-    nonisolated init(changes: DocumentChanges) {
+    /// A document's undo manager, which keeps `levelsOfUndo` groups.
+    nonisolated init(changes: DocumentChanges, levelsOfUndo: Int) {
         self.changes = changes
+        self.levelsOfUndo = levelsOfUndo
+        arriving = Locked(([], levelsOfUndo))
     }
 
     /// Whether ``undo()`` is running its actions.
@@ -71,7 +88,11 @@ open class UndoManager {
     /// The most top-level groups kept; `0`, the default, keeps all. The
     /// oldest are dropped beyond it, at once when it is lowered.
     public var levelsOfUndo = 0 {
-        didSet { dropOldGroups() }
+        didSet {
+            takeArrivingActions()
+            arriving.withLock { $0.limit = levelsOfUndo }
+            dropOldGroups()
+        }
     }
 
     /// How many groups are open (begun and not ended).
@@ -83,23 +104,34 @@ open class UndoManager {
     /// Whether there is something to undo: a closed group, or actions in the
     /// open group.
     public var canUndo: Bool {
-        !undoStack.isEmpty || openGroups.contains { !$0.actions.isEmpty }
+        takeArrivingActions()
+        return !undoStack.isEmpty || openGroups.contains { !$0.actions.isEmpty }
     }
 
     /// Whether there is something to redo.
-    public var canRedo: Bool { !redoStack.isEmpty }
+    public var canRedo: Bool {
+        takeArrivingActions()
+        return !redoStack.isEmpty
+    }
 
     /// The name of the group ``undo()`` would revert; empty if none was set.
-    public var undoActionName: String { undoStack.last?.name ?? "" }
+    public var undoActionName: String {
+        takeArrivingActions()
+        return undoStack.last?.name ?? ""
+    }
 
     /// The name of the group ``redo()`` would repeat; empty if none was set.
-    public var redoActionName: String { redoStack.last?.name ?? "" }
+    public var redoActionName: String {
+        takeArrivingActions()
+        return redoStack.last?.name ?? ""
+    }
 
     /// Registers `handler`, run with `target` to undo the change just made.
     /// While undoing, what the handler registers is the redo of that undo.
     /// A new action outside an undo or a redo clears what could be redone.
     public func registerUndo<TargetType: AnyObject>(withTarget target: TargetType,
                                                     handler: @escaping @MainActor (TargetType) -> Void) {
+        takeArrivingActions()
         guard isUndoRegistrationEnabled else { return }
         let action = Action(target: ObjectIdentifier(target)) { [weak target] in
             if let target { handler(target) }
@@ -122,10 +154,34 @@ open class UndoManager {
         openGroups[openGroups.count - 1].actions.append(action)
     }
 
+    /// Registers, from off the main actor, an action that is a group of
+    /// its own and clears what could be redone, as a new change does.
+    nonisolated func registerArrivingUndo(withTarget target: AnyObject & Sendable, handler: @escaping @MainActor @Sendable () -> Void) {
+        arriving.withLock { arriving in
+            arriving.actions.append(ArrivingAction(target: ObjectIdentifier(target), perform: handler))
+            if arriving.limit > 0, arriving.actions.count > arriving.limit {
+                arriving.actions.removeFirst(arriving.actions.count - arriving.limit)
+            }
+        }
+    }
+
+    /// Takes in the actions registered off the main actor.
+    private func takeArrivingActions() {
+        let actions = arriving.withLock { arriving in
+            defer { arriving.actions.removeAll() }
+            return arriving.actions
+        }
+        guard !actions.isEmpty else { return }
+        redoStack.removeAll()
+        undoStack += actions.map { Group(actions: [Action(target: $0.target, perform: $0.perform)]) }
+        dropOldGroups()
+    }
+
     /// Names the change being recorded ("Add Item"): while undoing or
     /// redoing, the group that reverts it; else the open group, or the last
     /// closed one.
     public func setActionName(_ actionName: String) {
+        takeArrivingActions()
         if reverting != nil {
             reverting?.name = actionName
         } else if !openGroups.isEmpty {
@@ -138,6 +194,7 @@ open class UndoManager {
     /// Begins a group: the actions registered until the matching
     /// ``endUndoGrouping()`` are undone together. Groups nest.
     public func beginUndoGrouping() {
+        takeArrivingActions()
         post(Self.checkpointNotification)
         openGroups.append(Group())
         post(Self.didOpenUndoGroupNotification)
@@ -173,6 +230,7 @@ open class UndoManager {
     /// closed first; undoing with a group that the program opened still
     /// open is a programmer error, as on Apple's systems.
     public func undo() {
+        takeArrivingActions()
         if eventGroupIsOpen, openGroups.count == 1 {
             endUndoGrouping()
         }
@@ -194,6 +252,7 @@ open class UndoManager {
     /// what that registers can be undone again. What could be redone
     /// further stays.
     public func redo() {
+        takeArrivingActions()
         precondition(openGroups.isEmpty, "redo() called with \(openGroups.count) undo group(s) still open; end them first")
         guard let group = redoStack.popLast() else { return }
         post(Self.checkpointNotification)
@@ -223,6 +282,7 @@ open class UndoManager {
 
     /// Forgets everything that could be undone or redone, and records again.
     public func removeAllActions() {
+        takeArrivingActions()
         undoStack.removeAll()
         redoStack.removeAll()
         disabledCount = 0
@@ -230,6 +290,7 @@ open class UndoManager {
 
     /// Forgets the actions registered with `target`; a group left empty goes.
     public func removeAllActions(withTarget target: Any) {
+        takeArrivingActions()
         let identifier = ObjectIdentifier(target as AnyObject)
         func removing(_ groups: [Group]) -> [Group] {
             groups.compactMap { group in

@@ -5,7 +5,7 @@ import FileWrapperDocument
 
 extension UTType {
     nonisolated static var sketch: UTType {
-        UTType(exportedAs: "com.example.sketch", conformingTo: .json)
+        UTType(exportedAs: "com.example.shape-sketch", conformingTo: .json)
     }
 }
 

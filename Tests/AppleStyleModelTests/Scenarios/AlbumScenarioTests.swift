@@ -23,6 +23,9 @@ import TestSupport
         let replacement = Data(random.bytes(2048))
         await reopened.update { $0.addImage(replacement, named: "hills.jpg") }
         await reopened.update { $0.removeImages(atOffsets: [2]) }
+        await reopened.update { $0.removeImages(atOffsets: [0]) }
+        reopened.undoManager.undo()
+        #expect(await reopened.document.imageNames == ["beach.jpg", "hills.jpg"])
         try await reopened.save()
 
         let after = Dictionary(uniqueKeysWithValues: try Disk.names(in: images).map { ($0, Disk.inode(images.appendingPathComponent($0))) })

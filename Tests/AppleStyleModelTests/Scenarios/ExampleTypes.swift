@@ -1,7 +1,9 @@
 import FileWrapperDocument
 
 /// The types the example models export, declared as an app's Info.plist
-/// declares them, registered once for the test process.
+/// declares them, registered once for the test process. Registration is
+/// process-wide and every test target runs in one process: the
+/// identifiers and extensions are used by no other test.
 enum ExampleTypes {
     static func register() {
         _ = registration
@@ -9,7 +11,7 @@ enum ExampleTypes {
 
     private static let registration: Void = {
         UTType.register(UTTypeDeclarations(exported: [
-            UTTypeDeclaration(identifier: "com.example.sketch", conformsTo: ["public.json"], tags: [.filenameExtension: ["sketch"]]),
+            UTTypeDeclaration(identifier: "com.example.shape-sketch", conformsTo: ["public.json"], tags: [.filenameExtension: ["shapesketch"]]),
             UTTypeDeclaration(identifier: "com.example.checklist", conformsTo: ["public.json"], tags: [.filenameExtension: ["checklist"]]),
             UTTypeDeclaration(identifier: "com.example.album", conformsTo: ["com.apple.package"], tags: [.filenameExtension: ["album"]]),
         ]))
