@@ -6,19 +6,22 @@ import Foundation
 /// for SwiftUI (`undoManager?.registerUndo(withTarget: self) { ... }`)
 /// compiles and behaves here.
 ///
-/// Main-actor isolated, as Apple's is; it can be created anywhere.
+/// Main-actor isolated, as Apple's is, and `@preconcurrency`, as its
+/// methods are: Swift 5 code that calls it from a method with no isolation
+/// (as Apple's samples do) compiles, as on Apple's systems. It can be
+/// created anywhere.
 ///
 /// Undo actions are kept in groups; ``undo()`` reverts the last group
 /// whole, in the reverse order of its actions. Without a user interface
 /// there is no event loop to group by, so ``groupsByEvent`` is `false` by
 /// default: an action registered outside ``beginUndoGrouping()`` and
-/// ``endUndoGrouping()`` is a group of its own (Apple's manager refuses it
-/// there). Set ``groupsByEvent`` to group the actions registered until the
+/// ``endUndoGrouping()`` is a group of its own (Apple's requires an open
+/// group then). Set ``groupsByEvent`` to group the actions registered until the
 /// main queue next runs, as an app's run loop does.
 ///
 /// The target of an action is held weakly (Apple's holds it unowned): an
 /// action whose target is gone is skipped instead of crashing.
-@MainActor
+@preconcurrency @MainActor
 open class UndoManager {
     /// One registered action: whom it concerns and what reverts it.
     struct Action {
