@@ -16,9 +16,12 @@
 /// change, which autosave saves and undo takes back.
 ///
 /// To save, ``DocumentController`` asks for a ``snapshot(contentType:)``
-/// while edits wait, then serializes that snapshot with
-/// ``fileWrapper(snapshot:configuration:)`` off the caller's thread while
-/// editing goes on.
+/// while edits through ``DocumentController/update(_:)`` wait, then
+/// serializes that snapshot with ``fileWrapper(snapshot:configuration:)``
+/// off the caller's thread while editing goes on. The snapshot is taken on
+/// the controller, not on the main actor: a document edited on the main
+/// actor is saved by main-actor code that awaits the save, with no other
+/// main-actor edit running meanwhile.
 @preconcurrency
 public protocol ReferenceFileDocument: ObservableObject, Sendable {
     /// What a save writes: a copy of the document's content, taken at once.
