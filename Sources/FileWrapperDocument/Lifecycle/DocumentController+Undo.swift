@@ -7,7 +7,9 @@ extension DocumentController {
     /// controller, so the action reaches the main-actor undo manager
     /// through its queue of arriving actions, before any later call there.
     nonisolated func registerUndo(ofEditFrom old: Document, to new: Document) {
-        undoManager.registerArrivingUndo(withTarget: content) { [content, undoManager] in
+        // Weakly: the undo manager holds its actions, which would hold it.
+        undoManager.registerArrivingUndo(withTarget: content) { [content, weak undoManager] in
+            guard let undoManager else { return }
             Self.restore(old, replacing: new, in: content, undoManager: undoManager)
         }
     }
@@ -17,7 +19,8 @@ extension DocumentController {
     @MainActor
     static func restore(_ value: Document, replacing current: Document, in content: Locked<Document>, undoManager: UndoManager) {
         content.withLock { $0 = value }
-        undoManager.registerUndo(withTarget: content) { content in
+        undoManager.registerUndo(withTarget: content) { [weak undoManager] content in
+            guard let undoManager else { return }
             restore(current, replacing: value, in: content, undoManager: undoManager)
         }
     }

@@ -75,7 +75,7 @@ enum DocumentStorage: Sendable, CustomStringConvertible {
     /// Whether `url` is a directory (not a symbolic link to one), by `lstat`.
     static func isDirectory(at url: URL) -> Bool {
         var info = stat()
-        return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        return Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Refuses a directory where this storage keeps a file and the reverse,
