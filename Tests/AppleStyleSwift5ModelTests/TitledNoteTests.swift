@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// The Swift 5 document without annotations, edited and undone through
-/// the controller's undo manager, saved and reopened.
+/// the controller's undo manager, saved and reopened; closed at the end,
+/// which clears the undo its handlers hold (they capture the undo manager).
 @Suite struct TitledNoteTests {
     @MainActor
     @Test func renameUndoRedoAndSave() async throws {
@@ -20,5 +21,6 @@ import TestSupport
 
         let reopened = try await DocumentController<TitledNoteDocument>(contentsOf: url, contentType: .titledNote)
         #expect(await reopened.document.note.title == "Groceries")
+        try await controller.close()
     }
 }

@@ -30,9 +30,14 @@ extension DocumentController {
     }
 
     /// Saves unsaved changes (for a document with a file that can be
-    /// saved), then closes the document: every later operation is refused.
-    /// If that save fails, the document stays open and the error is thrown.
-    /// A new document that was never saved is closed with its changes dropped.
+    /// saved), then closes the document: every later operation is refused,
+    /// and ``undoManager`` forgets what could be undone or redone, as
+    /// `NSDocument` clears its undo manager when it closes. That also frees
+    /// the actions that hold the undo manager (an Apple-style model's undo
+    /// handler captures it), which would otherwise keep it and its document
+    /// alive. If that save fails, the document stays open, with its undo,
+    /// and the error is thrown. A new document that was never saved is
+    /// closed with its changes dropped.
     public func close() async throws {
         try await exclusively {
             guard !isClosed else { return }
@@ -41,6 +46,7 @@ extension DocumentController {
             }
             isClosed = true
             revision = nil
+            await undoManager.removeAllActions()
         }
     }
 }

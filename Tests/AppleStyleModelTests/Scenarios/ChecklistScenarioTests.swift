@@ -4,7 +4,10 @@ import TestSupport
 
 /// The reference document: edited on the main actor through methods that
 /// register undo with the controller's undo manager, as SwiftUI's views
-/// call them; the controller counts those changes and saves them.
+/// call them; the controller counts those changes and saves them. Each
+/// test closes its controllers at the end, as an app closes its document:
+/// the model's undo handlers capture the undo manager, and closing clears
+/// it, so nothing outlives the test.
 @Suite @MainActor struct ChecklistScenarioTests {
     @Test func createSaveReopenEditUndoAndSaveAgain() async throws {
         ExampleTypes.register()
@@ -56,6 +59,8 @@ import TestSupport
         let third = try await DocumentController<ChecklistDocument>(contentsOf: url).document
         #expect(third.checklist == checklist.checklist)
         #expect(third.checklist.items.allSatisfy { !$0.isChecked })
+        try await controller.close()
+        try await reopened.close()
     }
 
     @Test func aNewChangeAfterUndoingPastTheSavedVersionLeavesItUnreachable() async throws {
@@ -74,6 +79,7 @@ import TestSupport
         #expect(document.checklist.items.map(\.title) == ["Two"])
         #expect(await controller.hasUnsavedChanges)
         #expect(!undoManager.canRedo)
+        try await controller.close()
     }
 
     @Test func undoAndRedoPublishTheChangeAsEditsDo() async throws {
@@ -89,6 +95,7 @@ import TestSupport
         controller.undoManager.redo()
         #expect(published == [[], ["Milk"], ["Milk", "Tea"], ["Milk"], ["Milk", "Tea"]])
         subscription.cancel()
+        try await controller.close()
     }
 
     @Test func revertForgetsWhatCouldBeUndone() async throws {

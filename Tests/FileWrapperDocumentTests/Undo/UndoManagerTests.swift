@@ -1,7 +1,11 @@
 import FileWrapperDocument
 import Testing
 
-/// A counter whose changes register their undo, as a document model does.
+/// A counter whose changes register their undo, as a document model does
+/// (Apple's samples too): the handler captures the undo manager, so an
+/// undo manager and the actions it keeps hold each other. A test that
+/// leaves actions behind ends with `removeAllActions()`, as a closing
+/// document clears its undo manager, so that nothing outlives it.
 @MainActor
 final class Counter {
     var value = 0
@@ -43,6 +47,7 @@ final class Counter {
         #expect(!undoManager.canRedo)
         undoManager.undo()
         #expect(counter.value == 5, "a redone change can be undone again")
+        undoManager.removeAllActions()
     }
 
     @Test func aGroupIsUndoneWholeLastActionFirst() {
@@ -68,6 +73,7 @@ final class Counter {
         #expect(!undoManager.canUndo)
         undoManager.redo()
         #expect(counter.value == 111, "the redo of a group is one group")
+        undoManager.removeAllActions()
     }
 
     @Test func aNewActionClearsRedoButARedoDoesNot() {
@@ -88,6 +94,7 @@ final class Counter {
         #expect(!undoManager.canRedo, "a new change clears redo")
         undoManager.redo()
         #expect(counter.value == 11)
+        undoManager.removeAllActions()
     }
 
     @Test func levelsOfUndoDropsTheOldestGroups() {
@@ -112,6 +119,8 @@ final class Counter {
         lowered.undo()
         #expect(other.value == 7)
         #expect(!lowered.canUndo, "lowering the limit dropped the older groups at once")
+        undoManager.removeAllActions()
+        lowered.removeAllActions()
     }
 
     @Test func actionNamesFollowTheirGroupToRedoAndBack() {
@@ -133,6 +142,7 @@ final class Counter {
         undoManager.redo()
         #expect(undoManager.undoActionName == "Add Two")
         #expect(undoManager.redoActionName == "")
+        undoManager.removeAllActions()
     }
 
     @Test func removingATargetsActionsKeepsTheOthers() {
@@ -189,6 +199,7 @@ final class Counter {
         counter.add(4, undoManager: undoManager)
         undoManager.undo()
         #expect(counter.value == 3)
+        undoManager.removeAllActions()
     }
 
     @Test func anActionWhoseTargetIsGoneIsSkipped() {
@@ -233,6 +244,8 @@ final class Counter {
             "CheckpointNotification", "WillUndoChangeNotification", "DidUndoChangeNotification",
             "CheckpointNotification", "WillRedoChangeNotification", "DidRedoChangeNotification",
         ])
+        undoManager.removeAllActions()
+        other.removeAllActions()
     }
 
     @Test func groupsByEventGroupsUntilTheMainQueueRuns() async {
@@ -252,5 +265,6 @@ final class Counter {
         #expect(counter.value == 3, "undo closed the event's open group and undid it")
         undoManager.undo()
         #expect(counter.value == 0, "the two actions of the earlier event were one group")
+        undoManager.removeAllActions()
     }
 }
