@@ -100,8 +100,33 @@ enum DocumentDisk {
     private static func onBackgroundThread<Value: Sendable>(
         _ work: @escaping @Sendable () throws -> Value
     ) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue(label: "FileWrapperDocument.DocumentDisk").async { continuation.resume(with: Result(catching: work)) }
+        // The work and its result pass through `handover`, not the queue's
+        // block, which is released on its thread after it returns: what
+        // the block held (the work's captures, a document, the file
+        // wrappers written or read) could then outlive the caller's last
+        // reference, and a program that closes its document and exits
+        // would exit with them alive.
+        let handover = Locked<Handover<Value>>(Handover(work: work))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue(label: "FileWrapperDocument.DocumentDisk").async {
+                run(handingOver: handover)
+                continuation.resume()
+            }
         }
+        return try handover.withLock { $0.result.take()! }.get()
+    }
+
+    /// A work, until it runs, then its result.
+    private struct Handover<Value> {
+        var work: (@Sendable () throws -> Value)?
+        var result: Result<Value, any Error>?
+    }
+
+    /// Runs the work in `handover` and leaves its result there. The work,
+    /// and what it captured, is gone when this returns.
+    private static func run<Value>(handingOver handover: Locked<Handover<Value>>) {
+        let work = handover.withLock { $0.work.take()! }
+        let result = Result(catching: work)
+        handover.withLock { $0.result = result }
     }
 }
