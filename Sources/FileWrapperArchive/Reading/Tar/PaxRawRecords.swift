@@ -163,7 +163,7 @@ final class PaxRawRecords: DeclaredSizeCheck {
         while !rest.isEmpty {
             // "LENGTH KEY=VALUE\n", LENGTH counting the whole record.
             guard let space = rest.prefix(8).firstIndex(of: UInt8(ascii: " ")), space > rest.startIndex,
-                  let length = decimal(rest[..<space]), length <= rest.count,
+                  let length = Int64(decimal: rest[..<space]), length <= rest.count,
                   case let newline = rest.startIndex + Int(length) - 1, newline > space, rest[newline] == UInt8(ascii: "\n"),
                   let equals = rest[(space + 1)..<newline].firstIndex(of: UInt8(ascii: "=")), equals > space + 1
             else {
@@ -179,7 +179,7 @@ final class PaxRawRecords: DeclaredSizeCheck {
             } else if key.elementsEqual("mtime".utf8) {
                 records.modified = time(value)
             } else if key.elementsEqual("size".utf8) {
-                records.size = decimal(value)
+                records.size = Int64(decimal: value)
                 if records.size == nil { records.size = -1 }
             } else if key.starts(with: "GNU.sparse.".utf8) {
                 records.size = -1  // sparse: the walk stops here
@@ -197,7 +197,7 @@ final class PaxRawRecords: DeclaredSizeCheck {
         let negative = value.first == UInt8(ascii: "-")
         let digits = negative ? value.dropFirst() : value
         let dot = digits.firstIndex(of: UInt8(ascii: ".")) ?? digits.endIndex
-        guard let whole = decimal(digits[..<dot]) else { return nil }
+        guard let whole = Int64(decimal: digits[..<dot]) else { return nil }
         var nanoseconds: Int64 = 0
         if dot < digits.endIndex {
             let fraction = digits[(dot + 1)...]
@@ -209,20 +209,6 @@ final class PaxRawRecords: DeclaredSizeCheck {
         }
         guard negative else { return (whole, Int32(nanoseconds)) }
         return nanoseconds == 0 ? (-whole, 0) : (-whole - 1, Int32(1_000_000_000 - nanoseconds))
-    }
-
-    /// Decimal digits only; nil on anything else or on overflow.
-    private static func decimal(_ digits: ArraySlice<UInt8>) -> Int64? {
-        guard !digits.isEmpty else { return nil }
-        var value: Int64 = 0
-        for digit in digits {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
-            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-        }
-        return value
     }
 
     private static func padded(_ size: Int64) -> Int64 {

@@ -328,18 +328,13 @@ extension PlainTarReader {
             return number
         }
 
-        /// `SECONDS` or `SECONDS.FRACTION`, not before 1970; libarchive
-        /// keeps nine digits of the fraction and drops the rest.
+        /// `SECONDS` or `SECONDS.FRACTION`, not before 1970, read as
+        /// ``PaxRawRecords/time(_:)`` reads it (nine digits of the fraction).
         private static func time(_ value: ArraySlice<UInt8>) throws -> (seconds: Int64, nanoseconds: Int32) {
-            let dot = value.firstIndex(of: UInt8(ascii: ".")) ?? value.endIndex
-            let seconds = try decimal(value[..<dot])
-            guard dot < value.endIndex else { return (seconds, 0) }
-            let fraction = value[(dot + 1)...]
-            guard fraction.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            guard value.first != UInt8(ascii: "-"), let time = PaxRawRecords.time(value) else {
                 throw Unsupported(description: "a malformed time record")
             }
-            let digits = Array(fraction.prefix(9)) + Array(repeating: UInt8(ascii: "0"), count: max(0, 9 - fraction.count))
-            return (seconds, Int32(digits.reduce(0) { $0 * 10 + Int32($1 - UInt8(ascii: "0")) }))
+            return time
         }
     }
 
@@ -426,8 +421,9 @@ extension PlainTarReader {
     }
 }
 
-private extension Int64 {
-    /// Decimal digits only, without sign or spaces; nil on anything else or on overflow.
+extension Int64 {
+    /// Decimal digits only, without sign or spaces; nil on anything else
+    /// or on overflow: the numbers of tar's extended records.
     init?(decimal digits: ArraySlice<UInt8>) {
         guard !digits.isEmpty else { return nil }
         var value: Int64 = 0
