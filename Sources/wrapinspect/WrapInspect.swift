@@ -99,10 +99,14 @@ struct WrapInspect: ParsableCommand {
 
     /// The text of an error for people: an archive error names the archive,
     /// the entry, and the flag that raises a reached limit or replaces an
-    /// existing destination; a
+    /// existing destination; a `FileWrapper` method's `CocoaError` as the
+    /// `FileWrapperError` inside it; a
     /// `LocalizedError`'s description (FileWrapperKit's errors name the path
     /// and the system call); else what the error prints as.
     static func describe(_ error: Error) -> String {
+        if let detail = (error as? CocoaError)?.fileWrapperError {
+            return detail.description
+        }
         if let error = error as? ArchiveError {
             let description = error.description { "(raise it with \(Unpack.flag(for: $0)))" }
             return error.code == .destinationExists ? description + " (unpack into a new folder, or replace it whole with --force)" : description

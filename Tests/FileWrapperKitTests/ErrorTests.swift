@@ -9,12 +9,47 @@ import TestSupport
     @Test func aMissingPathNamesThePathAndTheCall() throws {
         let directory = try TemporaryDirectory()
         let missing = directory.appending("Missing.package")
-        let error = try #require(throws: FileWrapperError.self) { try FileWrapper(url: missing) }
+        let error = try FileWrapperError.thrown { try FileWrapper(url: missing) }
         #expect(error.code == .noSuchFile)
         #expect(String(describing: error) == "fstatat(\"\(missing.path)\") failed: No such file or directory (ENOENT)")
         let bridged = error as NSError
         #expect(bridged.domain == NSCocoaErrorDomain)
         #expect(bridged.code == CocoaError.fileReadNoSuchFile.rawValue)
+    }
+
+    /// Code written for Apple's systems catches FileWrapper's failures as
+    /// `CocoaError`s, by code or by type, and reads the path from them.
+    @Test func foundationMethodsThrowCocoaErrorsAsOnApplesSystems() throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.appending("Missing.package")
+        var caughtByCode = false
+        do {
+            _ = try FileWrapper(url: missing)
+        } catch CocoaError.fileReadNoSuchFile {
+            caughtByCode = true
+        }
+        #expect(caughtByCode)
+
+        let readError = try #require(throws: CocoaError.self) { try FileWrapper(url: missing) }
+        #expect(readError.code == .fileReadNoSuchFile)
+        #expect(readError.filePath == missing.path)
+        #expect(readError.url == missing)
+        #expect(readError.localizedDescription == "fstatat(\"\(missing.path)\") failed: No such file or directory (ENOENT)")
+        #expect(readError.fileWrapperError?.systemCall == "fstatat")
+
+        let wrapper = FileWrapper(directoryWithFileWrappers: [:])
+        let rereadError = try #require(throws: CocoaError.self) { try wrapper.read(from: missing) }
+        #expect(rereadError.code == .fileReadNoSuchFile)
+
+        let file = directory.appending("plain.txt")
+        try Disk.write("x", to: file)
+        let destination = file.appendingPathComponent("Out.package")
+        let writeError = try #require(throws: CocoaError.self) {
+            try wrapper.write(to: destination, options: .atomic, originalContentsURL: nil)
+        }
+        #expect(writeError.code == .fileReadUnknown, "the failing call opens the parent, a read, and ENOTDIR has no code of its own")
+        #expect(writeError.url == destination)
+        #expect(writeError.fileWrapperError?.code == .notADirectory)
     }
 
     /// A failed call that changes the file system is a Cocoa write error,
@@ -35,12 +70,12 @@ import TestSupport
         let file = directory.appending("plain.txt")
         try Disk.write("x", to: file)
 
-        let readError = try #require(throws: FileWrapperError.self) { try FileWrapper(url: file.appendingPathComponent("child")) }
+        let readError = try FileWrapperError.thrown { try FileWrapper(url: file.appendingPathComponent("child")) }
         #expect(readError.code == .notADirectory)
         #expect(readError.path == file.path + "/child")
 
         let wrapper = FileWrapper(regularFileWithContents: Data("y".utf8))
-        let writeError = try #require(throws: FileWrapperError.self) {
+        let writeError = try FileWrapperError.thrown {
             try wrapper.write(to: file.appendingPathComponent("out.txt"), options: .atomic, originalContentsURL: nil)
         }
         #expect(writeError.code == .notADirectory)
@@ -64,7 +99,7 @@ import TestSupport
             #expect(result.status == 2)
             #expect(result.stderr.contains("openat(\"\(package.path)/Inner\") failed: Permission denied (EACCES)"), "\(result.stderr)")
         } else {
-            let error = try #require(throws: FileWrapperError.self) { try FileWrapper(url: package) }
+            let error = try FileWrapperError.thrown { try FileWrapper(url: package) }
             #expect(error.code == .permissionDenied)
             #expect(error.path == package.path + "/Inner")
         }
@@ -83,7 +118,7 @@ import TestSupport
             bad.preferredFilename = ".."
             return bad
         }())
-        #expect(throws: FileWrapperError.self) {
+        #expect(throws: CocoaError.self) {
             try document.write(to: package, options: .atomic, originalContentsURL: package)
         }
 
@@ -105,7 +140,7 @@ import TestSupport
             "a.txt": FileWrapper(regularFileWithContents: Data("new".utf8)),
             "big.bin": FileWrapper(regularFileWithContents: Data(count: 2 << 20)),
         ])
-        let error = try #require(throws: FileWrapperError.self) {
+        let error = try FileWrapperError.thrown {
             try big.write(to: package, options: .atomic, originalContentsURL: nil)
         }
 
@@ -128,5 +163,14 @@ import TestSupport
         try FileWrapper(directoryWithFileWrappers: [:]).write(to: package, options: .atomic, originalContentsURL: nil)
 
         #expect(try Disk.names(in: directory.url) == [".Other.fwk-save-\(deadProcess)-abc", "Doc.package"])
+    }
+}
+
+extension FileWrapperError {
+    /// The detail of a failure of one of `FileWrapper`'s Foundation methods,
+    /// which throw it wrapped in a `CocoaError`, as Foundation's do.
+    static func thrown<Result>(sourceLocation: SourceLocation = #_sourceLocation, by body: () throws -> Result) throws -> FileWrapperError {
+        let error = try #require(throws: CocoaError.self, sourceLocation: sourceLocation) { try body() }
+        return try #require(error.fileWrapperError, "a CocoaError without its FileWrapperError: \(error)", sourceLocation: sourceLocation)
     }
 }

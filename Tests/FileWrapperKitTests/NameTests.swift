@@ -14,7 +14,7 @@ import TestSupport
         try Disk.write("decomposed", to: package.appendingPathComponent("cafe\u{301}.txt"))
         #expect(try Disk.names(in: package).count == 2, "the file system keeps both spellings")
 
-        let error = try #require(throws: FileWrapperError.self) { try FileWrapper(url: package) }
+        let error = try FileWrapperError.thrown { try FileWrapper(url: package) }
         #expect(error.code == .duplicateName)
         let message = String(describing: error)
         #expect(message.contains("Doc.package/caf\\u{E9}.txt"), "\(message)")
@@ -34,7 +34,7 @@ import TestSupport
         try #require(created >= 0)
         close(created)
 
-        let error = try #require(throws: FileWrapperError.self) { try FileWrapper(url: package) }
+        let error = try FileWrapperError.thrown { try FileWrapper(url: package) }
         #expect(error.code == .invalidName)
         #expect(String(describing: error).contains("Doc.package/bad-\\xFF\\xFE.txt"))
     }
@@ -55,7 +55,7 @@ import TestSupport
     @Test func aKeyThatIsNotAFileNameIsRefusedOnWrite() throws {
         let directory = try TemporaryDirectory()
         let folder = FileWrapper(directoryWithFileWrappers: ["a/b": FileWrapper(regularFileWithContents: Data())])
-        let error = try #require(throws: FileWrapperError.self) {
+        let error = try FileWrapperError.thrown {
             try folder.write(to: directory.appending("Out"), options: [], originalContentsURL: nil)
         }
         #expect(error.code == .invalidName)

@@ -61,7 +61,9 @@ do {
     try await command.run(Array(arguments.dropFirst()), flags)
     reportPeakMemory(flags)
 } catch {
-    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    // FileWrapper's Foundation methods throw a CocoaError around the detail.
+    let detail: any Error = (error as? CocoaError)?.fileWrapperError ?? error
+    FileHandle.standardError.write(Data("\(detail)\n".utf8))
     reportPeakMemory(flags)
     exit(2)
 }

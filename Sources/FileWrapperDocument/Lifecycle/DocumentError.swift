@@ -59,8 +59,12 @@ public struct DocumentError: Error, Sendable, CustomStringConvertible, Localized
     public var errorDescription: String? { description }
 
     /// A sentence for `error`: its own description for this library's
-    /// errors, the code and reason for Foundation's.
+    /// errors (a `FileWrapper` method's `CocoaError` is one: it carries a
+    /// `FileWrapperError`), the code and reason for Foundation's.
     static func describe(_ error: any Error) -> String {
+        if let detail = (error as? CocoaError)?.fileWrapperError {
+            return detail.description
+        }
         if let error = error as? CocoaError {
             let reason = [NSLocalizedFailureReasonErrorKey, NSDebugDescriptionErrorKey, NSLocalizedDescriptionKey]
                 .lazy.compactMap { error.userInfo[$0] as? String }.first

@@ -6,20 +6,24 @@ extension FileWrapper {
     /// followed). A directory's whole tree of kinds, names and attributes is
     /// read now; regular file contents on first access unless `.immediate`.
     ///
-    /// Throws a ``FileWrapperError`` naming the path and the failing call;
-    /// a directory holding a name that is not UTF-8, or two names that are
+    /// Throws a `CocoaError` with Foundation's code, as Foundation does; its
+    /// `fileWrapperError` names the path and the failing call. A directory holding a name that is not UTF-8, or two names that are
     /// one `String` key (NFC and NFD spellings), is refused, never merged.
     public convenience init(url: URL, options: ReadingOptions = []) throws {
         self.init(kind: .regularFile)
-        try TreeReader(options: options).read(Self.path(of: url), into: self)
+        try FileWrapperError.reportingAsCocoa(url: url) {
+            try TreeReader(options: options).read(Self.path(of: url), into: self)
+        }
         adoptName(url.lastPathComponent)
     }
 
     /// Reads `url` again into this wrapper, in place: children whose names
     /// and kinds are still there stay the same objects, updated; the others
-    /// are replaced or removed.
+    /// are replaced or removed. Throws as ``init(url:options:)`` does.
     public func read(from url: URL, options: ReadingOptions = []) throws {
-        try TreeReader(options: options).read(Self.path(of: url), into: self)
+        try FileWrapperError.reportingAsCocoa(url: url) {
+            try TreeReader(options: options).read(Self.path(of: url), into: self)
+        }
     }
 
     /// Whether this wrapper still matches what is on disk at `url`: the same

@@ -22,9 +22,16 @@ extension FileWrapper {
     /// - With `.withNameUpdating`, the wrapper and its descendants take the
     ///   names they were written under as their `filename`.
     ///
-    /// On failure, throws a ``FileWrapperError`` naming the path and the
-    /// failing call, removes what it wrote, and leaves `url` as it was.
+    /// On failure, removes what it wrote, leaves `url` as it was, and throws
+    /// a `CocoaError` with Foundation's code, as Foundation does; its
+    /// `fileWrapperError` names the path and the failing call.
     public func write(to url: URL, options: WritingOptions = [], originalContentsURL: URL?) throws {
+        try FileWrapperError.reportingAsCocoa(url: url) {
+            try save(to: url, options: options, originalContentsURL: originalContentsURL)
+        }
+    }
+
+    private func save(to url: URL, options: WritingOptions, originalContentsURL: URL?) throws {
         let path = Self.path(of: url)
         let (parentPath, name) = TreeReader.split(path)
         guard !name.isEmpty, name != ".", name != ".." else {

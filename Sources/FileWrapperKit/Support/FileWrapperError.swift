@@ -6,8 +6,14 @@ import SystemPackage
 ///
 /// It prints as one sentence, for example
 /// `openat("/docs/Report.pages/Data/image.png") failed: No such file or directory (ENOENT)`,
-/// and bridges to `NSError` in the Cocoa domain with Foundation's codes, so
-/// code that checks `CocoaError.Code` values keeps working.
+/// and bridges to `NSError` in the Cocoa domain with Foundation's codes.
+///
+/// `FileWrapper`'s Foundation methods (`init(url:options:)`,
+/// `read(from:options:)`, `write(to:options:originalContentsURL:)`) throw
+/// it wrapped in a `CocoaError`, as Foundation's throw one, so that
+/// `catch CocoaError.fileReadNoSuchFile` and `catch let error as CocoaError`
+/// work as on Apple's systems; ``Foundation/CocoaError/fileWrapperError``
+/// gives it back.
 public struct FileWrapperError: Error, Sendable, Hashable {
     /// What kind of failure this is.
     public enum Code: Sendable, Hashable {
@@ -145,5 +151,36 @@ extension FileWrapperError: CustomNSError {
             info[NSUnderlyingErrorKey] = NSError(domain: NSPOSIXErrorDomain, code: Int(errno.rawValue))
         }
         return info
+    }
+}
+
+extension FileWrapperError {
+    /// This failure as Foundation's `FileWrapper` throws it: a `CocoaError`
+    /// with the same code, the failing path (`NSFilePathErrorKey`), the URL
+    /// the call was given (`NSURLErrorKey`), this error's sentence as its
+    /// description and this error as the underlying one.
+    public func cocoaError(url: URL) -> CocoaError {
+        var info = errorUserInfo
+        info[NSURLErrorKey] = url
+        info[NSUnderlyingErrorKey] = self
+        return CocoaError(CocoaError.Code(rawValue: errorCode), userInfo: info)
+    }
+
+    /// Runs one of `FileWrapper`'s Foundation methods on `url`, throwing
+    /// its ``FileWrapperError`` as the `CocoaError` Foundation would throw.
+    static func reportingAsCocoa<Value>(url: URL, _ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let error as FileWrapperError {
+            throw error.cocoaError(url: url)
+        }
+    }
+}
+
+extension CocoaError {
+    /// The ``FileWrapperError`` a `FileWrapper` method wrapped in this
+    /// error: the failing system call, its errno and the path, as values.
+    public var fileWrapperError: FileWrapperError? {
+        underlying as? FileWrapperError
     }
 }
