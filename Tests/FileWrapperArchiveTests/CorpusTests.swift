@@ -110,8 +110,9 @@ import TestSupport
             // No address-space limit under a sanitizer: the sanitizer's own
             // allocator refuses any one allocation over the same size instead.
             limits = [String(seconds * 5)]
-            environment[sanitizer == "address" ? "ASAN_OPTIONS" : "TSAN_OPTIONS"] =
-                "max_allocation_size_mb=\(memoryLimit >> 20):allocator_may_return_null=1"
+            let options = sanitizer == "address" ? "ASAN_OPTIONS" : "TSAN_OPTIONS"
+            let inherited = ProcessInfo.processInfo.environment[options].map { $0 + ":" } ?? ""
+            environment[options] = inherited + "max_allocation_size_mb=\(memoryLimit >> 20):allocator_may_return_null=1"
         } else {
             limits = [String(seconds), "/usr/bin/prlimit", "--as=\(memoryLimit)", "--"]
         }
