@@ -1,0 +1,29 @@
+/// Where two byte sequences first differ, for contents that are not text:
+/// the offset, and a few bytes of each side from there, as `cmp -l` shows
+/// them.
+public struct ByteDifference: Sendable, Hashable {
+    /// The first differing offset, 0-based; the shorter side's length when
+    /// one is a prefix of the other.
+    public let offset: Int
+    /// Up to ``contextLength`` bytes of each side from `offset`.
+    public let oldBytes: ArraySlice<UInt8>
+    public let newBytes: ArraySlice<UInt8>
+
+    /// How many bytes of each side a difference shows.
+    public static let contextLength = 8
+
+    /// The first difference of `old` and `new`; nil when they are equal.
+    public init?(old: [UInt8], new: [UInt8]) {
+        guard old != new else { return nil }
+        let common = zip(old, new).prefix { $0 == $1 }.count
+        offset = common
+        oldBytes = old[common..<min(old.count, common + Self.contextLength)]
+        newBytes = new[common..<min(new.count, common + Self.contextLength)]
+    }
+
+    /// Whether `bytes` is text to a diff: no NUL byte in its first 8,000
+    /// bytes, the rule `git diff` and GNU `diff` apply.
+    public static func isText(_ bytes: some Collection<UInt8>) -> Bool {
+        !bytes.prefix(8000).contains(0)
+    }
+}
