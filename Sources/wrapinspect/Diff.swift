@@ -28,12 +28,21 @@ struct Diff: ParsableCommand {
             with DOS times). A directory's new time is not reported when \
             entries came, went or changed kind in it.
 
+            With --patch (-p, or -U N), each changed file's line is followed by \
+            what changed inside it. Text (no NUL byte in its first 8,000 bytes) \
+            gets a unified diff as diff -u prints it, headed --- a/PATH and \
+            +++ b/PATH so that patch -p1 applies the output; other contents get \
+            the first differing byte and the bytes from there. Only files whose \
+            digests differ are read, at most --max-diff-bytes of each; a \
+            manifest holds digests, not contents, and says so.
+
             Exit status: 0 when the trees are the same (nothing is printed), 1 \
             when they differ, 2 on trouble (a missing or unreadable input, bad \
             usage).
 
             Examples:
               wrapinspect diff Travel.journal Travel-edited.journal
+              wrapinspect diff -p Travel.journal Travel.journal.zip
               wrapinspect diff before.json Travel.journal.zip --ignore mtime,owner
               wrapinspect diff A.zip B.tar.zst --json
             """
@@ -50,6 +59,18 @@ struct Diff: ParsableCommand {
         valueName: "fields"), completion: .list(["mtime", "mode", "owner", "xattrs"]))
     var ignore: [String] = []
 
+    @Flag(name: [.customShort("p"), .long], help: "Show what changed inside each changed file: a unified diff for text, the first differing bytes for the rest.")
+    var patch = false
+
+    @Option(name: [.customShort("U"), .customLong("unified")], help: ArgumentHelp(
+        "Lines of context around each change in a patch (default 3); implies --patch.", valueName: "n"))
+    var context: Int?
+
+    @Option(help: ArgumentHelp(
+        "Read at most this many bytes of each changed file for its patch (default 1048576, 1 MiB); a larger file gets the binary summary of its first bytes.",
+        valueName: "bytes"))
+    var maxDiffBytes: Int = 1 << 20
+
     @Flag(help: "Print one JSON object for programs instead of text.")
     var json = false
 
@@ -63,6 +84,15 @@ struct Diff: ParsableCommand {
             throw ValidationError("OLD and NEW must not be empty.")
         }
         _ = try ignoredFields()
+        if let context, context < 0 {
+            throw ValidationError("--unified must be 0 or more.")
+        }
+        if maxDiffBytes <= 0 {
+            throw ValidationError("--max-diff-bytes must be more than 0.")
+        }
+        if json, patch || context != nil {
+            throw ValidationError("--patch is for text; --json does not carry patches yet.")
+        }
     }
 
     /// The fields `--ignore` names.
@@ -84,8 +114,15 @@ struct Diff: ParsableCommand {
         if json {
             try StandardOutput.line(rendering.json())
         } else {
-            for line in rendering.textLines(colored: color.colorsOutput()) {
+            let colored = color.colorsOutput()
+            let patches = patch || context != nil
+                ? try DiffPatches(of: diff, old: old, new: new, input: input, context: context ?? 3, maxBytes: maxDiffBytes)
+                : nil
+            for (index, line) in rendering.textLines(colored: colored).enumerated() {
                 try StandardOutput.line(line)
+                for patchLine in patches?.lines(forChange: index, of: diff, colored: colored) ?? [] {
+                    try StandardOutput.write(Data(patchLine + [UInt8(ascii: "\n")]))
+                }
             }
         }
         if !diff.isEmpty {

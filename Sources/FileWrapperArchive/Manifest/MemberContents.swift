@@ -15,22 +15,39 @@ public enum MemberContents {
         ofMember member: String, in url: URL, options: ManifestReadOptions = ManifestReadOptions(),
         _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let name = url.relativePath
         guard let path = ManifestPath.normalized(Array(member.utf8)) else {
-            throw ManifestError(file: name, entry: member, message: "the member's path leaves the tree")
+            throw ManifestError(file: url.relativePath, entry: member, message: "the member's path leaves the tree")
         }
+        try forEachBlock(ofMembers: [path], in: url, options: options) { _, block in try body(block) }
+    }
+
+    /// Calls `body` with each block of each file of `members` (normalized
+    /// paths below the root, as ``ManifestEntry/path`` holds them) and the
+    /// member's index in `members`: a bundle's files one after the other, an
+    /// archive's in two passes whatever their number. Throws as
+    /// ``forEachBlock(ofMember:in:options:_:)`` does, for the first member
+    /// that is missing or not a file.
+    public static func forEachBlock(
+        ofMembers members: [[UInt8]], in url: URL, options: ManifestReadOptions = ManifestReadOptions(),
+        _ body: (Int, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let name = url.relativePath
         switch try Manifest.detect(url, options: options) {
         case .manifest:
-            throw ManifestError(file: name, entry: member, message: "a manifest lists contents by digest and holds none")
+            throw ManifestError(file: name, entry: members.first.map(PathDisplay.text), message: "a manifest lists contents by digest and holds none")
         case .file:
-            guard path.isEmpty else {
-                throw ManifestError(file: name, entry: member, message: "the input is a single file, whose only member is \".\"")
+            for (index, path) in members.enumerated() {
+                guard path.isEmpty else {
+                    throw ManifestError(file: name, entry: PathDisplay.text(path), message: "the input is a single file, whose only member is \".\"")
+                }
+                try readBundleMember([], of: url.path, name: name, member: ".") { try body(index, $0) }
             }
-            try readBundleMember([], of: url.path, name: name, member: member, body)
         case .bundle:
-            try readBundleMember(path, of: url.path, name: name, member: member, body)
+            for (index, path) in members.enumerated() {
+                try readBundleMember(path, of: url.path, name: name, member: PathDisplay.text(path)) { try body(index, $0) }
+            }
         case .archive(let handle):
-            try readArchiveMember(path, of: url, from: handle, options: options, member: member, body)
+            try readArchiveMembers(members, of: url, from: handle, options: options, body)
         }
     }
 
@@ -70,19 +87,21 @@ public enum MemberContents {
         }
     }
 
-    /// The member's bytes from the archive `handle` reads: the contents of
-    /// its link group, which the group's last member that carries any holds
-    /// (``LinkGroups``). A first pass over the headers finds that entry,
-    /// which a later link may be; a second pass, from the start, reads it.
-    private static func readArchiveMember(
-        _ path: [UInt8], of url: URL, from handle: ArchiveReadHandle, options: ManifestReadOptions, member: String,
-        _ body: (UnsafeRawBufferPointer) throws -> Void
+    /// The members' bytes from the archive `handle` reads: for each, the
+    /// contents of its link group, which the group's last member that
+    /// carries any holds (``LinkGroups``). A first pass over the headers
+    /// finds those entries, which a later link may be; a second pass, from
+    /// the start, reads them.
+    private static func readArchiveMembers(
+        _ members: [[UInt8]], of url: URL, from handle: ArchiveReadHandle, options: ManifestReadOptions,
+        _ body: (Int, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let name = url.relativePath
+        let wanted = Dictionary(members.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         var groups = LinkGroups()
         // Each group's entry that carries its contents: its number in the archive and its path.
         var carriers: [(number: Int, path: [UInt8])] = []
-        var found: (entry: ArchiveEntry, group: Int?)?
+        var found: [(entry: ArchiveEntry, group: Int?)?] = Array(repeating: nil, count: members.count)
         var number = 0
         try ArchiveEntries.forEach(in: handle, limits: options.limits, checkingContents: false) { entry, _ in
             number += 1
@@ -101,36 +120,49 @@ public enum MemberContents {
             default:
                 break
             }
-            if found == nil, normalized == path { found = (entry, group) }
+            if let normalized, let index = wanted[normalized], found[index] == nil { found[index] = (entry, group) }
         }
-        guard let (entry, group) = found else {
-            throw ManifestError(file: name, entry: member, message: "the archive has no such member")
+        // The members each carrier's bytes go to, by the carrier's number.
+        var readers: [Int: [Int]] = [:]
+        for (index, member) in members.enumerated() {
+            let display = PathDisplay.text(member)
+            guard let (entry, group) = found[wanted[member]!] else {
+                throw ManifestError(file: name, entry: display, message: "the archive has no such member")
+            }
+            switch entry.kind {
+            case .regularFile, .hardLink:
+                break
+            case .directory:
+                throw ManifestError(file: name, entry: display, message: "the member is a directory")
+            case .symbolicLink:
+                throw ManifestError(file: name, entry: display,
+                                    message: "the member is a symbolic link (to \"\(PathDisplay.text(entry.symbolicLinkTarget ?? []))\"), which is not followed")
+            default:
+                throw ManifestError(file: name, entry: display, message: "the member is not a regular file")
+            }
+            guard let group else {
+                throw ManifestError(file: name, entry: display, message: "the hard link names an entry that is not an earlier file")
+            }
+            readers[carriers[group].number, default: []].append(index)
         }
-        switch entry.kind {
-        case .regularFile, .hardLink:
-            break
-        case .directory:
-            throw ManifestError(file: name, entry: member, message: "the member is a directory")
-        case .symbolicLink:
-            throw ManifestError(file: name, entry: member,
-                                message: "the member is a symbolic link (to \"\(PathDisplay.text(entry.symbolicLinkTarget ?? []))\"), which is not followed")
-        default:
-            throw ManifestError(file: name, entry: member, message: "the member is not a regular file")
-        }
-        guard let group else {
-            throw ManifestError(file: name, entry: member, message: "the hard link names an entry that is not an earlier file")
-        }
-        let carrier = carriers[group]
-        let changed = ManifestError(file: name, entry: member, message: "the archive changed while it was read")
+        guard !readers.isEmpty else { return }
+        let paths = Dictionary(carriers.map { ($0.number, $0.path) }, uniquingKeysWith: { first, _ in first })
+        let changed = ManifestError(file: name, message: "the archive changed while it was read")
+        var left = readers.count
         number = 0
         do {
             let pass = try ArchiveReadHandle.reading(url, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
             try ArchiveEntries.forEach(in: pass, limits: options.limits, checkingContents: false) { entry, contents in
                 number += 1
-                guard number == carrier.number else { return }
-                guard entry.pathBytes == carrier.path else { throw changed }
-                try contents.forEachBlock(body)
-                throw Read()
+                guard let indices = readers[number] else { return }
+                guard entry.pathBytes == paths[number] else {
+                    throw ManifestError(file: name, entry: PathDisplay.text(entry.pathBytes), message: changed.message)
+                }
+                try contents.forEachBlock { block in
+                    for index in indices { try body(index, block) }
+                }
+                left -= 1
+                if left == 0 { throw Read() }
             }
         } catch is Read {
             return
@@ -139,5 +171,5 @@ public enum MemberContents {
     }
 }
 
-/// Ends the second pass of ``MemberContents`` once the member is read.
+/// Ends the second pass of ``MemberContents`` once the members are read.
 private struct Read: Error {}

@@ -1,0 +1,135 @@
+import FileWrapperArchive
+import FileWrapperKit
+import Foundation
+
+/// What changed inside each changed file, for `diff --patch`: a unified
+/// diff for text, the first differing bytes otherwise. Only files whose
+/// contents changed are read, each side's in one go (an archive in two
+/// passes however many files), and at most `maxBytes` of each.
+struct DiffPatches {
+    /// What a change's patch shows.
+    enum Patch {
+        /// Both sides are text within the limit.
+        case text(LineDiff)
+        /// Not text, or over the limit on a side: where the bytes read first
+        /// differ (nil when the bytes read agree: the difference lies past
+        /// the limit).
+        case binary(ByteDifference?, overLimit: Bool)
+        /// A side is a manifest, which holds digests, not bytes.
+        case unavailable(String)
+    }
+
+    /// The patch of each contents change, by its index in the diff's changes.
+    let patches: [Int: Patch]
+    let context: Int
+    let maxBytes: Int
+
+    /// Reads the changed files of `diff` from `old` and `new` (the paths
+    /// the manifests were read from).
+    init(of diff: ManifestDiff, old: String, new: String, input: InputOptions, context: Int, maxBytes: Int) throws {
+        self.context = context
+        self.maxBytes = maxBytes
+        let indices = diff.changes.indices.filter { index in
+            let change = diff.changes[index]
+            return change.kind == .contents && change.old?.contentKind == .file && change.new?.contentKind == .file
+        }
+        guard !indices.isEmpty else {
+            patches = [:]
+            return
+        }
+        let options = ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits)
+        let oldSide = try Self.contents(of: indices.map { diff.changes[$0].old!.path }, in: old, options: options, maxBytes: maxBytes)
+        let newSide = try Self.contents(of: indices.map { diff.changes[$0].new!.path }, in: new, options: options, maxBytes: maxBytes)
+        var patches: [Int: Patch] = [:]
+        for (position, index) in indices.enumerated() {
+            switch (oldSide, newSide) {
+            case (.failure(let reason), _), (_, .failure(let reason)):
+                patches[index] = .unavailable(reason.message)
+            case (.success(let before), .success(let after)):
+                let (a, b) = (before[position], after[position])
+                let overLimit = (diff.changes[index].old?.size ?? 0) > maxBytes || (diff.changes[index].new?.size ?? 0) > maxBytes
+                if !overLimit, ByteDifference.isText(a), ByteDifference.isText(b) {
+                    patches[index] = .text(LineDiff(old: a, new: b))
+                } else {
+                    patches[index] = .binary(ByteDifference(old: a, new: b), overLimit: overLimit)
+                }
+            }
+        }
+        self.patches = patches
+    }
+
+    /// Why a side's contents cannot be shown.
+    struct Unavailable: Error {
+        var message: String
+    }
+
+    /// The first `maxBytes` bytes of each of `members` in whatever is at
+    /// `path`; a failure (not an error) for a manifest file.
+    private static func contents(
+        of members: [[UInt8]], in path: String, options: ManifestReadOptions, maxBytes: Int
+    ) throws -> Result<[[UInt8]], Unavailable> {
+        let url = try StandardInput.url(for: path)
+        if case .manifest = try Manifest.inputKind(of: url, options: options) {
+            return .failure(Unavailable(message: "\(path) is a manifest, which holds digests, not contents"))
+        }
+        var contents = Array(repeating: [UInt8](), count: members.count)
+        try MemberContents.forEachBlock(ofMembers: members, in: url, options: options) { index, block in
+            let room = maxBytes - contents[index].count
+            if room > 0 { contents[index] += block.prefix(room) }
+        }
+        return .success(contents)
+    }
+
+    // MARK: Text
+
+    /// The patch of change `index` as lines of bytes, coloured as `git diff`
+    /// colours them when `colored`; none for a change without a patch.
+    /// Text patches carry `--- a/PATH` and `+++ b/PATH` headers, so that
+    /// `patch -p1` applies the output.
+    func lines(forChange index: Int, of diff: ManifestDiff, colored: Bool) -> [[UInt8]] {
+        guard let patch = patches[index] else { return [] }
+        let change = diff.changes[index]
+        func paint(_ color: ANSIColor, _ line: [UInt8]) -> [UInt8] {
+            colored ? Self.painted(color, line) : line
+        }
+        switch patch {
+        case .text(let lineDiff):
+            // A tab ends a name with a space in it, for patch(1), as git writes it.
+            func header(_ prefix: String, _ path: [UInt8]) -> [UInt8] {
+                paint(.bold, Array(prefix.utf8) + path + (path.contains(UInt8(ascii: " ")) ? [UInt8(ascii: "\t")] : []))
+            }
+            var lines = [header("--- a/", change.old!.path), header("+++ b/", change.new!.path)]
+            for hunk in lineDiff.hunks(context: context) {
+                for line in hunk.printedLines {
+                    switch line.first {
+                    case UInt8(ascii: "@"): lines.append(paint(.cyan, line))
+                    case UInt8(ascii: "-"): lines.append(paint(.red, line))
+                    case UInt8(ascii: "+"): lines.append(paint(.green, line))
+                    default: lines.append(line)
+                    }
+                }
+            }
+            return lines
+        case .binary(let difference, let overLimit):
+            let limit = overLimit ? " (over --max-diff-bytes \(maxBytes): the first \(maxBytes) bytes compared)" : ""
+            guard let difference else {
+                return [Array("  binary: the first \(maxBytes) bytes agree; the difference lies past them".utf8)]
+            }
+            let at = "byte \(difference.offset) (0x\(String(difference.offset, radix: 16)))"
+            return [Array("  binary\(limit): first difference at \(at): \(Self.hex(difference.oldBytes)) -> \(Self.hex(difference.newBytes))".utf8)]
+        case .unavailable(let reason):
+            return [Array("  contents not shown: \(reason)".utf8)]
+        }
+    }
+
+    /// `line` in `color`, its bytes passed through as they are (a line or a
+    /// path need not be UTF-8), as `git diff` passes them.
+    private static func painted(_ color: ANSIColor, _ line: [UInt8]) -> [UInt8] {
+        Array("\u{1B}[\(color.rawValue)m".utf8) + line + Array("\u{1B}[0m".utf8)
+    }
+
+    /// `41 42 43`, or `(end)` when the side ends there.
+    private static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.isEmpty ? "(end)" : bytes.map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// `wrapinspect diff --patch` run as a child process on the sample
+/// document and its scripted edit: what changed inside each changed file,
+/// from a bundle, a zip or a compressed tar, and an output `patch` applies.
+@Suite("wrapinspect diff --patch")
+struct DiffPatchTests {
+    static let lisbon = "Entries/2026-05-01 Lisbon.md"
+
+    @Test func showsTheLinesAChangedTextFileGainedAndAppliesWithPatch() throws {
+        let sample = try DiffTests.EditedSample()
+        try sample.make("pack", "Edited.journal", "Edited.tar.gz")
+        for new in ["Edited.journal", "Edited.tar.gz"] {
+            let result = try sample.wrapinspect("diff", "-p", "Travel.journal", new)
+            #expect(result.status == 1, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            // A tab ends a name with a space, for patch(1).
+            let header = try #require(lines.firstIndex(of: "--- a/\(Self.lisbon)\t"), "\(new): \(result.stdout)")
+            #expect(lines[header - 1].hasPrefix("M \(Self.lisbon) "))
+            #expect(lines[header + 1] == "+++ b/\(Self.lisbon)\t")
+            #expect(lines[header + 2].hasPrefix("@@ -"))
+            #expect(lines[(header + 3)...].prefix { !$0.hasPrefix("R ") }.filter { $0.hasPrefix("+") } == ["+", "+And the trams."], "\(new): \(result.stdout)")
+        }
+
+        // The whole output is a patch: applied to a copy of the original, the changed file becomes the edited one.
+        let result = try sample.wrapinspect("diff", "--patch", "Travel.journal", "Edited.journal")
+        let copy = sample.directory.appendingPathComponent("Copy.journal")
+        try ChildProcess.run("/bin/cp", ["-a", sample.journal.url.path, copy.path])
+        let patchFile = sample.directory.appendingPathComponent("edit.patch")
+        try Data(result.stdout.utf8).write(to: patchFile)
+        let applied = try ChildProcess.run("/usr/bin/patch", ["-p1", "-d", copy.path, "-i", patchFile.path])
+        #expect(applied.status == 0, "\(applied.stdout)\(applied.stderr)")
+        #expect(try Data(contentsOf: copy.appendingPathComponent(Self.lisbon)) == Data(contentsOf: sample.edited.appendingPathComponent(Self.lisbon)))
+    }
+
+    @Test func contextLinesFollowDashU() throws {
+        let sample = try DiffTests.EditedSample()
+        let none = try sample.wrapinspect("diff", "-U", "0", "Travel.journal", "Edited.journal")
+        let hunk = try #require(none.stdout.split(separator: "\n").first { $0.hasPrefix("@@") })
+        // The two appended lines, with no context: nothing of the old side.
+        #expect(hunk.wholeMatch(of: /@@ -\d+,0 \+\d+,2 @@/) != nil, "\(hunk)")
+        #expect(!none.stdout.split(separator: "\n").contains { $0.hasPrefix(" ") }, "\(none.stdout)")
+        let wide = try sample.wrapinspect("diff", "-U", "100", "Travel.journal", "Edited.journal")
+        let kept = wide.stdout.split(separator: "\n", omittingEmptySubsequences: false).filter { $0.hasPrefix(" ") }
+        #expect(kept.count > 3, "the whole file is context")
+    }
+
+    /// Contents with NUL bytes, and contents over the limit, get one line:
+    /// the first differing byte and the bytes from there on each side.
+    @Test func binaryContentsAndContentsOverTheLimitGetTheFirstDifference() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index * 7) }
+        try Disk.write(Data(bytes), to: directory.appending("A/image.bin"))
+        try Disk.write(Data(repeating: UInt8(ascii: "a"), count: 300) + Data("\nend\n".utf8), to: directory.appending("A/long.txt"))
+        bytes[1000] ^= 0xFF
+        try Disk.write(Data(bytes), to: directory.appending("B/image.bin"))
+        try Disk.write(Data(repeating: UInt8(ascii: "a"), count: 300) + Data("\nEND\n".utf8), to: directory.appending("B/long.txt"))
+
+        let result = try WrapInspectProcess.run(["diff", "-p", "--max-diff-bytes", "200", "A", "B"], in: directory.url)
+        #expect(result.status == 1)
+        // Both files differ past their first 200 bytes.
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0 == "  binary: the first 200 bytes agree; the difference lies past them" }.count == 2, "\(result.stdout)")
+
+        let whole = try WrapInspectProcess.run(["diff", "-p", "A", "B"], in: directory.url)
+        let old = bytes[1000] ^ 0xFF
+        let expected = "  binary: first difference at byte 1000 (0x3e8): " + String(format: "%02x", old)
+        #expect(whole.stdout.split(separator: "\n").contains { $0.hasPrefix(expected) }, "\(whole.stdout)")
+        #expect(whole.stdout.contains("-end\n+END\n"), "\(whole.stdout)")
+    }
+
+    @Test func aManifestSaysItHoldsNoContents() throws {
+        let sample = try DiffTests.EditedSample()
+        try sample.make("snapshot", "Travel.journal", "-o", "Travel.json")
+        let result = try sample.wrapinspect("diff", "-p", "Travel.json", "Edited.journal")
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("  contents not shown: Travel.json is a manifest, which holds digests, not contents\n"), "\(result.stdout)")
+    }
+
+    @Test func coloursAsGitDoesOnlyWhenAsked() throws {
+        let sample = try DiffTests.EditedSample()
+        let plain = try sample.wrapinspect("diff", "-p", "Travel.journal", "Edited.journal")
+        #expect(!plain.stdout.contains("\u{1B}["))
+        let colored = try sample.wrapinspect("diff", "-p", "--color", "always", "Travel.journal", "Edited.journal")
+        #expect(colored.stdout.contains("\u{1B}[32m+And the trams.\u{1B}[0m"), "\(colored.stdout)")
+        #expect(colored.stdout.contains("\u{1B}[36m@@ -"))
+    }
+
+    @Test func badValuesAreUsageErrors() throws {
+        let directory = try TemporaryDirectory()
+        for arguments in [["-U", "-1"], ["--max-diff-bytes", "0"], ["--json", "-p"]] {
+            let result = try WrapInspectProcess.run(["diff"] + arguments + ["A", "B"], in: directory.url)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains("Usage:"), "\(arguments): \(result.stderr)")
+        }
+    }
+}
