@@ -34,7 +34,11 @@ struct Diff: ParsableCommand {
             +++ b/PATH so that patch -p1 applies the output; other contents get \
             the first differing byte and the bytes from there. Only files whose \
             digests differ are read, at most --max-diff-bytes of each; a \
-            manifest holds digests, not contents, and says so.
+            manifest holds digests, not contents, and says so. With --structured, \
+            JSON and property-list files (XML or binary) are compared as data: \
+            one line per key or element added (+), removed (-) or changed, by \
+            its JSON Pointer path (/pages/3/title: "a" -> "b"), or "formatting \
+            only" when just key order, whitespace or encoding changed.
 
             Exit status: 0 when the trees are the same (nothing is printed), 1 \
             when they differ, 2 on trouble (a missing or unreadable input, bad \
@@ -66,6 +70,9 @@ struct Diff: ParsableCommand {
         "Lines of context around each change in a patch (default 3); implies --patch.", valueName: "n"))
     var context: Int?
 
+    @Flag(help: "With a patch, compare JSON and property-list files as data: changed keys and values by path; key order and formatting are not changes. Implies --patch.")
+    var structured = false
+
     @Option(help: ArgumentHelp(
         "Read at most this many bytes of each changed file for its patch (default 1048576, 1 MiB); a larger file gets the binary summary of its first bytes.",
         valueName: "bytes"))
@@ -90,7 +97,7 @@ struct Diff: ParsableCommand {
         if maxDiffBytes <= 0 {
             throw ValidationError("--max-diff-bytes must be more than 0.")
         }
-        if json, patch || context != nil {
+        if json, patch || context != nil || structured {
             throw ValidationError("--patch is for text; --json does not carry patches yet.")
         }
     }
@@ -115,8 +122,8 @@ struct Diff: ParsableCommand {
             try StandardOutput.line(rendering.json())
         } else {
             let colored = color.colorsOutput()
-            let patches = patch || context != nil
-                ? try DiffPatches(of: diff, old: old, new: new, input: input, context: context ?? 3, maxBytes: maxDiffBytes)
+            let patches = patch || context != nil || structured
+                ? try DiffPatches(of: diff, old: old, new: new, input: input, context: context ?? 3, maxBytes: maxDiffBytes, structured: structured)
                 : nil
             for (index, line) in rendering.textLines(colored: colored).enumerated() {
                 try StandardOutput.line(line)

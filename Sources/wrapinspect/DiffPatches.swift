@@ -11,6 +11,8 @@ struct DiffPatches {
     enum Patch {
         /// Both sides are text within the limit.
         case text(LineDiff)
+        /// Both sides are JSON or both property lists, compared as data (`--structured`).
+        case structured(StructuredDiff)
         /// Not text, or over the limit on a side: where the bytes read first
         /// differ (nil when the bytes read agree: the difference lies past
         /// the limit).
@@ -23,12 +25,15 @@ struct DiffPatches {
     let patches: [Int: Patch]
     let context: Int
     let maxBytes: Int
+    let structured: Bool
 
     /// Reads the changed files of `diff` from `old` and `new` (the paths
     /// the manifests were read from).
-    init(of diff: ManifestDiff, old: String, new: String, input: InputOptions, context: Int, maxBytes: Int) throws {
+    /// With `structured`, JSON and property-list parts are compared as data.
+    init(of diff: ManifestDiff, old: String, new: String, input: InputOptions, context: Int, maxBytes: Int, structured: Bool) throws {
         self.context = context
         self.maxBytes = maxBytes
+        self.structured = structured
         let indices = diff.changes.indices.filter { index in
             let change = diff.changes[index]
             return change.kind == .contents && change.old?.contentKind == .file && change.new?.contentKind == .file
@@ -48,7 +53,9 @@ struct DiffPatches {
             case (.success(let before), .success(let after)):
                 let (a, b) = (before[position], after[position])
                 let overLimit = (diff.changes[index].old?.size ?? 0) > maxBytes || (diff.changes[index].new?.size ?? 0) > maxBytes
-                if !overLimit, ByteDifference.isText(a), ByteDifference.isText(b) {
+                if !overLimit, structured, let structuredDiff = StructuredDiff(old: a, new: b) {
+                    patches[index] = .structured(structuredDiff)
+                } else if !overLimit, ByteDifference.isText(a), ByteDifference.isText(b) {
                     patches[index] = .text(LineDiff(old: a, new: b))
                 } else {
                     patches[index] = .binary(ByteDifference(old: a, new: b), overLimit: overLimit)
@@ -110,6 +117,24 @@ struct DiffPatches {
                 }
             }
             return lines
+        case .structured(let structuredDiff):
+            let syntax = structuredDiff.syntax == .json ? "JSON" : "property list"
+            guard !structuredDiff.isFormattingOnly else {
+                return [Array("  \(syntax): formatting only, the same data".utf8)]
+            }
+            return structuredDiff.changes.map { change in
+                let line = switch change.kind {
+                case .changed: "  \(change.pointer): \(change.old!.summary()) -> \(change.new!.summary())"
+                case .added: "  + \(change.pointer): \(change.new!.summary())"
+                case .removed: "  - \(change.pointer): \(change.old!.summary())"
+                }
+                let color: ANSIColor = switch change.kind {
+                case .changed: .yellow
+                case .added: .green
+                case .removed: .red
+                }
+                return paint(color, Array(line.utf8))
+            }
         case .binary(let difference, let overLimit):
             let limit = overLimit ? " (over --max-diff-bytes \(maxBytes): the first \(maxBytes) bytes compared)" : ""
             guard let difference else {

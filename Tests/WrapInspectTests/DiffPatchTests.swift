@@ -90,6 +90,35 @@ struct DiffPatchTests {
         #expect(colored.stdout.contains("\u{1B}[36m@@ -"))
     }
 
+    /// With --structured, JSON and property lists are compared as data; a
+    /// text file keeps its unified diff.
+    @Test func structuredPartsAreComparedAsData() throws {
+        let directory = try TemporaryDirectory()
+        try Disk.write(#"{"title": "Porto", "pages": [1, 2]}"#, to: directory.appending("A/index.json"))
+        try Disk.write("{\n  \"pages\" : [ 1, 2 ],\n  \"title\" : \"Porto\"\n}\n", to: directory.appending("B/index.json"))
+        try Disk.write(#"{"title": "Porto", "pages": [1, 2]}"#, to: directory.appending("A/meta.json"))
+        try Disk.write(#"{"title": "Lisbon", "pages": [1, 2, 3]}"#, to: directory.appending("B/meta.json"))
+        try Disk.write("one\n", to: directory.appending("A/notes.txt"))
+        try Disk.write("two\n", to: directory.appending("B/notes.txt"))
+        let script = """
+            import plistlib, sys
+            value = {"Name": "Porto", "Count": 3}
+            open(sys.argv[1], "wb").write(plistlib.dumps(value, fmt=plistlib.FMT_XML))
+            open(sys.argv[2], "wb").write(plistlib.dumps(value, fmt=plistlib.FMT_BINARY))
+            """
+        let made = try ChildProcess.run("/usr/bin/python3", ["-c", script, directory.appending("A/Info.plist").path, directory.appending("B/Info.plist").path])
+        try #require(made.status == 0, "\(made.stderr)")
+
+        let result = try WrapInspectProcess.run(["diff", "--structured", "A", "B"], in: directory.url)
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.firstIndex(of: "  property list: formatting only, the same data").map { lines[$0 - 1].hasPrefix("M Info.plist ") } == true, "\(result.stdout)")
+        #expect(lines.firstIndex(of: "  JSON: formatting only, the same data").map { lines[$0 - 1].hasPrefix("M index.json ") } == true, "\(result.stdout)")
+        let meta = try #require(lines.firstIndex { $0.hasPrefix("M meta.json ") }, "\(result.stdout)")
+        #expect(Array(lines[(meta + 1)...].prefix(2)) == ["  + /pages/2: 3", "  /title: \"Porto\" -> \"Lisbon\""])
+        #expect(lines.contains("-one") && lines.contains("+two"), "\(result.stdout)")
+    }
+
     @Test func badValuesAreUsageErrors() throws {
         let directory = try TemporaryDirectory()
         for arguments in [["-U", "-1"], ["--max-diff-bytes", "0"], ["--json", "-p"]] {
