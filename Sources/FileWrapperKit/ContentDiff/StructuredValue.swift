@@ -2,8 +2,10 @@ import Foundation
 
 /// A JSON document or property list as data: what two parts are compared
 /// as when only their formatting (key order, whitespace, XML or binary
-/// encoding) may differ. Keys and strings are kept as UTF-8 bytes, so two
-/// keys that are canonically equivalent but spelled differently stay two.
+/// encoding) may differ. Keys and strings are kept as UTF-8 bytes, so in
+/// JSON two keys that are canonically equivalent but spelled differently
+/// stay two; a property list is read by Foundation, whose `String` keys
+/// merge such keys.
 public indirect enum StructuredValue: Sendable, Hashable {
     case object([(key: [UInt8], value: StructuredValue)])
     case array([StructuredValue])
