@@ -97,9 +97,6 @@ struct Diff: ParsableCommand {
         if maxDiffBytes <= 0 {
             throw ValidationError("--max-diff-bytes must be more than 0.")
         }
-        if json, patch || context != nil || structured {
-            throw ValidationError("--patch is for text; --json does not carry patches yet.")
-        }
     }
 
     /// The fields `--ignore` names.
@@ -118,13 +115,13 @@ struct Diff: ParsableCommand {
     func run() throws {
         let diff = try ManifestDiff(from: input.manifest(of: old), to: input.manifest(of: new), ignoring: ignoredFields())
         let rendering = DiffRendering(diff: diff)
+        let patches = patch || context != nil || structured
+            ? try DiffPatches(of: diff, old: old, new: new, input: input, context: context ?? 3, maxBytes: maxDiffBytes, structured: structured)
+            : nil
         if json {
-            try StandardOutput.line(rendering.json())
+            try StandardOutput.line(rendering.json(patches: patches))
         } else {
             let colored = color.colorsOutput()
-            let patches = patch || context != nil || structured
-                ? try DiffPatches(of: diff, old: old, new: new, input: input, context: context ?? 3, maxBytes: maxDiffBytes, structured: structured)
-                : nil
             for (index, line) in rendering.textLines(colored: colored).enumerated() {
                 try StandardOutput.line(line)
                 for patchLine in patches?.lines(forChange: index, of: diff, colored: colored) ?? [] {

@@ -141,9 +141,70 @@ struct DiffPatches {
                 return [Array("  binary: the first \(maxBytes) bytes agree; the difference lies past them".utf8)]
             }
             let at = "byte \(difference.offset) (0x\(String(difference.offset, radix: 16)))"
-            return [Array("  binary\(limit): first difference at \(at): \(Self.hex(difference.oldBytes)) -> \(Self.hex(difference.newBytes))".utf8)]
+            let (before, after) = (Self.hex(difference.oldBytes), Self.hex(difference.newBytes))
+            return [Array("  binary\(limit): first difference at \(at): \(before.isEmpty ? "(end)" : before) -> \(after.isEmpty ? "(end)" : after)".utf8)]
         case .unavailable(let reason):
             return [Array("  contents not shown: \(reason)".utf8)]
+        }
+    }
+
+    // MARK: JSON
+
+    /// The patch of change `index` for `diff --patch --json`; nil for a
+    /// change without one. docs/cli-json.md describes it.
+    func json(forChange index: Int) -> JSONValue? {
+        guard let patch = patches[index] else { return nil }
+        switch patch {
+        case .text(let lineDiff):
+            let hunks = lineDiff.hunks(context: context).map { hunk -> JSONValue in
+                .object([
+                    ("oldStart", .number(Int64(hunk.oldStart))), ("oldCount", .number(Int64(hunk.oldCount))),
+                    ("newStart", .number(Int64(hunk.newStart))), ("newCount", .number(Int64(hunk.newCount))),
+                    ("lines", .array(hunk.printedLines.dropFirst().map(Self.jsonLine))),
+                ])
+            }
+            return .object([("type", .string("text")), ("hunks", .array(hunks))])
+        case .structured(let structuredDiff):
+            let changes = structuredDiff.changes.map { change -> JSONValue in
+                var members: [(String, JSONValue)] = [("change", .string(change.kind.rawValue)), ("pointer", .string(change.pointer))]
+                if let old = change.old { members.append(("old", Self.json(old))) }
+                if let new = change.new { members.append(("new", Self.json(new))) }
+                return .object(members)
+            }
+            return .object([("type", .string("structured")), ("syntax", .string(structuredDiff.syntax == .json ? "json" : "plist")),
+                            ("changes", .array(changes))])
+        case .binary(let difference, let overLimit):
+            var members: [(String, JSONValue)] = [("type", .string("binary")), ("overLimit", .bool(overLimit))]
+            if let difference {
+                members += [("offset", .number(Int64(difference.offset))),
+                            ("old", .string(Self.hex(difference.oldBytes))), ("new", .string(Self.hex(difference.newBytes)))]
+            }
+            return .object(members)
+        case .unavailable(let reason):
+            return .object([("type", .string("unavailable")), ("reason", .string(reason))])
+        }
+    }
+
+    /// A printed line of a hunk: a string when it is UTF-8, else `{"base64": ...}`.
+    private static func jsonLine(_ line: [UInt8]) -> JSONValue {
+        if let text = String(validating: line, as: UTF8.self) { return .string(text) }
+        return .object([("base64", .string(Data(line).base64EncodedString()))])
+    }
+
+    /// A JSON or property-list value as JSON: a property list's date as an
+    /// ISO 8601 string, its data as base64, a number JSON cannot write as
+    /// a string.
+    private static func json(_ value: StructuredValue) -> JSONValue {
+        switch value {
+        case .object(let members):
+            .object(members.map { (PathDisplay.text($0.key), json($0.value)) })
+        case .array(let elements): .array(elements.map(json))
+        case .string(let bytes): .string(PathDisplay.text(bytes))
+        case .number(let number, let text): number.isFinite ? .numberText(text) : .string(text)
+        case .bool(let flag): .bool(flag)
+        case .null: .null
+        case .date(let date): .string(date.formatted(.iso8601))
+        case .data(let data): .string(data.base64EncodedString())
         }
     }
 
@@ -153,8 +214,8 @@ struct DiffPatches {
         Array("\u{1B}[\(color.rawValue)m".utf8) + line + Array("\u{1B}[0m".utf8)
     }
 
-    /// `41 42 43`, or `(end)` when the side ends there.
+    /// `41 42 43`; empty where the side ends.
     private static func hex(_ bytes: ArraySlice<UInt8>) -> String {
-        bytes.isEmpty ? "(end)" : bytes.map { String(format: "%02x", $0) }.joined(separator: " ")
+        bytes.map { String(format: "%02x", $0) }.joined(separator: " ")
     }
 }

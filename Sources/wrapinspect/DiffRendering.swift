@@ -157,7 +157,8 @@ struct DiffRendering {
     /// "changes":[..],"summary":{..}}`. Each change has `change` (added,
     /// removed, contents, kind, metadata, moved) and `path`; paths that are
     /// not UTF-8 are escaped in `path` and kept exactly in `pathBase64`.
-    func json() -> String {
+    /// With `patches`, each change that has one carries it as `patch`.
+    func json(patches: DiffPatches? = nil) -> String {
         let summary: [(String, JSONValue)] = ManifestDiff.Change.Kind.allCases.map { kind in
             (kind.rawValue, .number(Int64(diff.changes.count { $0.kind == kind })))
         } + [("total", .number(Int64(diff.changes.count)))]
@@ -167,7 +168,11 @@ struct DiffRendering {
             ("new", Self.json(diff.newSource)),
             ("ignored", .array(ManifestDiff.Field.allCases.filter(diff.ignoredFields.contains).map { .string($0.rawValue) })),
             ("timeResolution", .number(diff.timeResolution)),
-            ("changes", .array(diff.changes.map(Self.json))),
+            ("changes", .array(diff.changes.indices.map { index in
+                let change = Self.json(diff.changes[index])
+                guard case .object(let members) = change, let patch = patches?.json(forChange: index) else { return change }
+                return .object(members + [("patch", patch)])
+            })),
             ("summary", .object(summary)),
         ])
         return object.serialized

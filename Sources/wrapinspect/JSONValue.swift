@@ -5,7 +5,10 @@ import FileWrapperKit
 enum JSONValue {
     case string(String)
     case number(Int64)
+    /// A number as JSON text (`2.5`, `-1e10`), written as it is.
+    case numberText(String)
     case bool(Bool)
+    case null
     case array([JSONValue])
     case object([(String, JSONValue)])
 
@@ -22,8 +25,12 @@ enum JSONValue {
             JSONText.append(string, to: &bytes)
         case .number(let number):
             bytes += Array(String(number).utf8)
+        case .numberText(let text):
+            bytes += Array(text.utf8)
         case .bool(let value):
             bytes += Array((value ? "true" : "false").utf8)
+        case .null:
+            bytes += Array("null".utf8)
         case .array(let values):
             bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {

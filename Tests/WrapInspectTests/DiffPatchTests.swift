@@ -119,9 +119,27 @@ struct DiffPatchTests {
         #expect(lines.contains("-one") && lines.contains("+two"), "\(result.stdout)")
     }
 
+    /// `--json` with `--patch` carries each patch, as docs/cli-json.md says.
+    @Test func jsonCarriesThePatches() throws {
+        let sample = try DiffTests.EditedSample()
+        let result = try sample.wrapinspect("diff", "--json", "-p", "Travel.journal", "Edited.journal")
+        #expect(result.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let changes = try #require(object["changes"] as? [[String: Any]])
+        let lisbon = try #require(changes.first { $0["path"] as? String == Self.lisbon })
+        let patch = try #require(lisbon["patch"] as? [String: Any])
+        #expect(patch["type"] as? String == "text")
+        let hunks = try #require(patch["hunks"] as? [[String: Any]])
+        let lines = hunks.flatMap { $0["lines"] as? [String] ?? [] }
+        #expect(lines.filter { $0.hasPrefix("+") } == ["+", "+And the trams."])
+        #expect(changes.filter { $0["patch"] != nil }.count == 1, "only the contents change has a patch")
+        let plain = try sample.wrapinspect("diff", "--json", "Travel.journal", "Edited.journal")
+        #expect(!plain.stdout.contains("\"patch\""), "no patch without --patch")
+    }
+
     @Test func badValuesAreUsageErrors() throws {
         let directory = try TemporaryDirectory()
-        for arguments in [["-U", "-1"], ["--max-diff-bytes", "0"], ["--json", "-p"]] {
+        for arguments in [["-U", "-1"], ["--max-diff-bytes", "0"]] {
             let result = try WrapInspectProcess.run(["diff"] + arguments + ["A", "B"], in: directory.url)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.contains("Usage:"), "\(arguments): \(result.stderr)")
