@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 
@@ -38,7 +39,9 @@ struct Diff: ParsableCommand {
             JSON and property-list files (XML or binary) are compared as data: \
             one line per key or element added (+), removed (-) or changed, by \
             its JSON Pointer path (/pages/3/title: "a" -> "b"), or "formatting \
-            only" when just key order, whitespace or encoding changed.
+            only" when just key order, whitespace or encoding changed. A file \
+            that is an archive on both sides is compared as a tree, its changes \
+            and patches indented under it, three archives deep.
 
             Exit status: 0 when the trees are the same (nothing is printed), 1 \
             when they differ, 2 on trouble (a missing or unreadable input, bad \
@@ -113,20 +116,21 @@ struct Diff: ParsableCommand {
     }
 
     func run() throws {
-        let diff = try ManifestDiff(from: input.manifest(of: old), to: input.manifest(of: new), ignoring: ignoredFields())
+        let ignoring = try ignoredFields()
+        let diff = try ManifestDiff(from: input.manifest(of: old), to: input.manifest(of: new), ignoring: ignoring)
         let rendering = DiffRendering(diff: diff)
-        let patches = patch || context != nil || structured
-            ? try DiffPatches(of: diff, old: old, new: new, input: input, context: context ?? 3, maxBytes: maxDiffBytes, structured: structured)
-            : nil
+        var patches: DiffPatches?
+        if patch || context != nil || structured {
+            let settings = DiffPatches.Settings(
+                context: context ?? 3, maxBytes: maxDiffBytes, structured: structured, ignoring: ignoring,
+                options: ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits))
+            patches = try DiffPatches(of: diff, old: .path(old), new: .path(new), settings: settings)
+        }
         if json {
             try StandardOutput.line(rendering.json(patches: patches))
         } else {
-            let colored = color.colorsOutput()
-            for (index, line) in rendering.textLines(colored: colored).enumerated() {
-                try StandardOutput.line(line)
-                for patchLine in patches?.lines(forChange: index, of: diff, colored: colored) ?? [] {
-                    try StandardOutput.write(Data(patchLine + [UInt8(ascii: "\n")]))
-                }
+            for line in rendering.lines(colored: color.colorsOutput(), patches: patches) {
+                try StandardOutput.write(Data(line + [UInt8(ascii: "\n")]))
             }
         }
         if !diff.isEmpty {

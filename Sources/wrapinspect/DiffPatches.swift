@@ -3,16 +3,20 @@ import FileWrapperKit
 import Foundation
 
 /// What changed inside each changed file, for `diff --patch`: a unified
-/// diff for text, the first differing bytes otherwise. Only files whose
+/// diff for text, the first differing bytes otherwise, and, for a member
+/// that is itself an archive on both sides, the diff of its two trees with
+/// their own patches (to ``Settings/maxDepth`` levels). Only files whose
 /// contents changed are read, each side's in one go (an archive in two
 /// passes however many files), and at most `maxBytes` of each.
 struct DiffPatches {
     /// What a change's patch shows.
-    enum Patch {
+    indirect enum Patch {
         /// Both sides are text within the limit.
         case text(LineDiff)
         /// Both sides are JSON or both property lists, compared as data (`--structured`).
         case structured(StructuredDiff)
+        /// Both sides are archives: the diff of their trees and its patches.
+        case archive(ManifestDiff, DiffPatches)
         /// Not text, or over the limit on a side: where the bytes read first
         /// differ (nil when the bytes read agree: the difference lies past
         /// the limit).
@@ -21,19 +25,35 @@ struct DiffPatches {
         case unavailable(String)
     }
 
+    /// Where a side's files are read from.
+    enum Source {
+        /// What the user named: a bundle, an archive, a file or a manifest.
+        case path(String)
+        /// A member that is an archive, in memory; `name` stands for it in errors.
+        case archive(Data, name: String)
+    }
+
+    /// How patches are made, the same at every level of nesting.
+    struct Settings {
+        var context: Int
+        var maxBytes: Int
+        /// Whether JSON and property-list parts are compared as data.
+        var structured: Bool
+        /// The metadata fields a nested archive's diff leaves out, as the outer one does.
+        var ignoring: Set<ManifestDiff.Field>
+        var options: ManifestReadOptions
+        /// How many archives deep a nested archive is still compared as a tree.
+        static let maxDepth = 3
+    }
+
     /// The patch of each contents change, by its index in the diff's changes.
     let patches: [Int: Patch]
-    let context: Int
-    let maxBytes: Int
-    let structured: Bool
+    let settings: Settings
 
-    /// Reads the changed files of `diff` from `old` and `new` (the paths
-    /// the manifests were read from).
-    /// With `structured`, JSON and property-list parts are compared as data.
-    init(of diff: ManifestDiff, old: String, new: String, input: InputOptions, context: Int, maxBytes: Int, structured: Bool) throws {
-        self.context = context
-        self.maxBytes = maxBytes
-        self.structured = structured
+    /// Reads the changed files of `diff` from `old` and `new` (what the
+    /// manifests were read from); `depth` counts the archives around them.
+    init(of diff: ManifestDiff, old: Source, new: Source, settings: Settings, depth: Int = 0) throws {
+        self.settings = settings
         let indices = diff.changes.indices.filter { index in
             let change = diff.changes[index]
             return change.kind == .contents && change.old?.contentKind == .file && change.new?.contentKind == .file
@@ -42,27 +62,51 @@ struct DiffPatches {
             patches = [:]
             return
         }
-        let options = ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits)
-        let oldSide = try Self.contents(of: indices.map { diff.changes[$0].old!.path }, in: old, options: options, maxBytes: maxBytes)
-        let newSide = try Self.contents(of: indices.map { diff.changes[$0].new!.path }, in: new, options: options, maxBytes: maxBytes)
+        let oldSide = try Self.contents(of: indices.map { diff.changes[$0].old!.path }, in: old, settings: settings)
+        let newSide = try Self.contents(of: indices.map { diff.changes[$0].new!.path }, in: new, settings: settings)
         var patches: [Int: Patch] = [:]
         for (position, index) in indices.enumerated() {
             switch (oldSide, newSide) {
             case (.failure(let reason), _), (_, .failure(let reason)):
                 patches[index] = .unavailable(reason.message)
             case (.success(let before), .success(let after)):
+                let change = diff.changes[index]
                 let (a, b) = (before[position], after[position])
-                let overLimit = (diff.changes[index].old?.size ?? 0) > maxBytes || (diff.changes[index].new?.size ?? 0) > maxBytes
-                if !overLimit, structured, let structuredDiff = StructuredDiff(old: a, new: b) {
+                let overLimit = (change.old?.size ?? 0) > settings.maxBytes || (change.new?.size ?? 0) > settings.maxBytes
+                if overLimit {
+                    patches[index] = .binary(ByteDifference(old: a, new: b), overLimit: true)
+                } else if settings.structured, let structuredDiff = StructuredDiff(old: a, new: b) {
                     patches[index] = .structured(structuredDiff)
-                } else if !overLimit, ByteDifference.isText(a), ByteDifference.isText(b) {
+                } else if ByteDifference.isText(a), ByteDifference.isText(b) {
                     patches[index] = .text(LineDiff(old: a, new: b))
+                } else if depth < Settings.maxDepth,
+                          let nested = try Self.archives(a, b, at: change.new!.path, in: new, settings: settings, depth: depth) {
+                    patches[index] = nested
                 } else {
-                    patches[index] = .binary(ByteDifference(old: a, new: b), overLimit: overLimit)
+                    patches[index] = .binary(ByteDifference(old: a, new: b), overLimit: false)
                 }
             }
         }
         self.patches = patches
+    }
+
+    /// `old` and `new` compared as trees when both read as archives (in the
+    /// formats and limits of the outer ones); nil when either does not.
+    private static func archives(
+        _ old: [UInt8], _ new: [UInt8], at path: [UInt8], in source: Source, settings: Settings, depth: Int
+    ) throws -> Patch? {
+        let name = source.name + "/" + PathDisplay.text(path)
+        func manifest(_ bytes: [UInt8]) -> (Data, Manifest)? {
+            let data = Data(bytes)
+            guard let manifest = try? Manifest(archiveData: data, name: name, formats: settings.options.archiveFormats,
+                                               limits: settings.options.limits) else { return nil }
+            return (data, manifest)
+        }
+        guard let (oldData, oldManifest) = manifest(old), let (newData, newManifest) = manifest(new) else { return nil }
+        let diff = try ManifestDiff(from: oldManifest, to: newManifest, ignoring: settings.ignoring)
+        let patches = try DiffPatches(of: diff, old: .archive(oldData, name: name), new: .archive(newData, name: name),
+                                      settings: settings, depth: depth + 1)
+        return .archive(diff, patches)
     }
 
     /// Why a side's contents cannot be shown.
@@ -70,19 +114,23 @@ struct DiffPatches {
         var message: String
     }
 
-    /// The first `maxBytes` bytes of each of `members` in whatever is at
-    /// `path`; a failure (not an error) for a manifest file.
-    private static func contents(
-        of members: [[UInt8]], in path: String, options: ManifestReadOptions, maxBytes: Int
-    ) throws -> Result<[[UInt8]], Unavailable> {
-        let url = try StandardInput.url(for: path)
-        if case .manifest = try Manifest.inputKind(of: url, options: options) {
-            return .failure(Unavailable(message: "\(path) is a manifest, which holds digests, not contents"))
-        }
+    /// The first `maxBytes` bytes of each of `members` in `source`; a
+    /// failure (not an error) for a manifest file.
+    private static func contents(of members: [[UInt8]], in source: Source, settings: Settings) throws -> Result<[[UInt8]], Unavailable> {
         var contents = Array(repeating: [UInt8](), count: members.count)
-        try MemberContents.forEachBlock(ofMembers: members, in: url, options: options) { index, block in
-            let room = maxBytes - contents[index].count
+        let collect = { (index: Int, block: UnsafeRawBufferPointer) in
+            let room = settings.maxBytes - contents[index].count
             if room > 0 { contents[index] += block.prefix(room) }
+        }
+        switch source {
+        case .path(let path):
+            let url = try StandardInput.url(for: path)
+            if case .manifest = try Manifest.inputKind(of: url, options: settings.options) {
+                return .failure(Unavailable(message: "\(path) is a manifest, which holds digests, not contents"))
+            }
+            try MemberContents.forEachBlock(ofMembers: members, in: url, options: settings.options, collect)
+        case .archive(let data, let name):
+            try MemberContents.forEachBlock(ofMembers: members, inArchiveData: data, name: name, options: settings.options, collect)
         }
         return .success(contents)
     }
@@ -106,7 +154,7 @@ struct DiffPatches {
                 paint(.bold, Array(prefix.utf8) + path + (path.contains(UInt8(ascii: " ")) ? [UInt8(ascii: "\t")] : []))
             }
             var lines = [header("--- a/", change.old!.path), header("+++ b/", change.new!.path)]
-            for hunk in lineDiff.hunks(context: context) {
+            for hunk in lineDiff.hunks(context: settings.context) {
                 for line in hunk.printedLines {
                     switch line.first {
                     case UInt8(ascii: "@"): lines.append(paint(.cyan, line))
@@ -135,10 +183,13 @@ struct DiffPatches {
                 }
                 return paint(color, Array(line.utf8))
             }
+        case .archive(let nested, let nestedPatches):
+            guard !nested.isEmpty else { return [Array("  archive: the same tree".utf8)] }
+            return DiffRendering(diff: nested).lines(colored: colored, patches: nestedPatches).map { Array("  ".utf8) + $0 }
         case .binary(let difference, let overLimit):
-            let limit = overLimit ? " (over --max-diff-bytes \(maxBytes): the first \(maxBytes) bytes compared)" : ""
+            let limit = overLimit ? " (over --max-diff-bytes \(settings.maxBytes): the first \(settings.maxBytes) bytes compared)" : ""
             guard let difference else {
-                return [Array("  binary: the first \(maxBytes) bytes agree; the difference lies past them".utf8)]
+                return [Array("  binary: the first \(settings.maxBytes) bytes agree; the difference lies past them".utf8)]
             }
             let at = "byte \(difference.offset) (0x\(String(difference.offset, radix: 16)))"
             let (before, after) = (Self.hex(difference.oldBytes), Self.hex(difference.newBytes))
@@ -156,7 +207,7 @@ struct DiffPatches {
         guard let patch = patches[index] else { return nil }
         switch patch {
         case .text(let lineDiff):
-            let hunks = lineDiff.hunks(context: context).map { hunk -> JSONValue in
+            let hunks = lineDiff.hunks(context: settings.context).map { hunk -> JSONValue in
                 .object([
                     ("oldStart", .number(Int64(hunk.oldStart))), ("oldCount", .number(Int64(hunk.oldCount))),
                     ("newStart", .number(Int64(hunk.newStart))), ("newCount", .number(Int64(hunk.newCount))),
@@ -173,6 +224,8 @@ struct DiffPatches {
             }
             return .object([("type", .string("structured")), ("syntax", .string(structuredDiff.syntax == .json ? "json" : "plist")),
                             ("changes", .array(changes))])
+        case .archive(let nested, let nestedPatches):
+            return .object([("type", .string("archive")), ("changes", DiffRendering(diff: nested).changesJSON(patches: nestedPatches))])
         case .binary(let difference, let overLimit):
             var members: [(String, JSONValue)] = [("type", .string("binary")), ("overLimit", .bool(overLimit))]
             if let difference {
@@ -217,5 +270,15 @@ struct DiffPatches {
     /// `41 42 43`; empty where the side ends.
     private static func hex(_ bytes: ArraySlice<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+}
+
+extension DiffPatches.Source {
+    /// The input's name in messages.
+    var name: String {
+        switch self {
+        case .path(let path): path
+        case .archive(_, let name): name
+        }
     }
 }

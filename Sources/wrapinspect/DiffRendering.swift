@@ -27,6 +27,16 @@ struct DiffRendering {
         return lines
     }
 
+    /// ``textLines(colored:)`` as bytes, each change's patch under its line.
+    func lines(colored: Bool, patches: DiffPatches?) -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        for (index, line) in textLines(colored: colored).enumerated() {
+            lines.append(Array(line.utf8))
+            lines += patches?.lines(forChange: index, of: diff, colored: colored) ?? []
+        }
+        return lines
+    }
+
     private static func marker(_ kind: ManifestDiff.Change.Kind) -> (symbol: String, color: ANSIColor) {
         switch kind {
         case .added: ("+", .green)
@@ -168,14 +178,19 @@ struct DiffRendering {
             ("new", Self.json(diff.newSource)),
             ("ignored", .array(ManifestDiff.Field.allCases.filter(diff.ignoredFields.contains).map { .string($0.rawValue) })),
             ("timeResolution", .number(diff.timeResolution)),
-            ("changes", .array(diff.changes.indices.map { index in
-                let change = Self.json(diff.changes[index])
-                guard case .object(let members) = change, let patch = patches?.json(forChange: index) else { return change }
-                return .object(members + [("patch", patch)])
-            })),
+            ("changes", changesJSON(patches: patches)),
             ("summary", .object(summary)),
         ])
         return object.serialized
+    }
+
+    /// The changes, each with its patch (`patch`) when `patches` has one.
+    func changesJSON(patches: DiffPatches?) -> JSONValue {
+        .array(diff.changes.indices.map { index in
+            let change = Self.json(diff.changes[index])
+            guard case .object(let members) = change, let patch = patches?.json(forChange: index) else { return change }
+            return .object(members + [("patch", patch)])
+        })
     }
 
     private static func json(_ source: Manifest.Source) -> JSONValue {

@@ -137,6 +137,53 @@ struct DiffPatchTests {
         #expect(!plain.stdout.contains("\"patch\""), "no patch without --patch")
     }
 
+    /// A member that is an archive on both sides is compared as a tree, its
+    /// patches indented under it, to the depth limit: here a zip in the
+    /// bundle holding a tar.gz, both written by Python.
+    @Test func nestedArchivesAreComparedAsTrees() throws {
+        let directory = try TemporaryDirectory()
+        let script = """
+            import io, sys, tarfile, zipfile
+            def tgz(name, data):
+                buffer = io.BytesIO()
+                with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+                    info = tarfile.TarInfo(name)
+                    info.size, info.mtime = len(data), 1700000000
+                    archive.addfile(info, io.BytesIO(data))
+                return buffer.getvalue()
+            for path, text, extra in ((sys.argv[1], b"one\\n", False), (sys.argv[2], b"two\\n", True)):
+                with zipfile.ZipFile(path, "w") as z:
+                    z.writestr(zipfile.ZipInfo("a.txt", (2026, 1, 1, 0, 0, 0)), text)
+                    if extra:
+                        z.writestr(zipfile.ZipInfo("b.txt", (2026, 1, 1, 0, 0, 0)), b"new\\n")
+                    z.writestr(zipfile.ZipInfo("deep.tar.gz", (2026, 1, 1, 0, 0, 0)), tgz("x.txt", text))
+            """
+        try FileManager.default.createDirectory(at: directory.appending("A"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appending("B"), withIntermediateDirectories: true)
+        let made = try ChildProcess.run("/usr/bin/python3", ["-c", script, directory.appending("A/inner.zip").path, directory.appending("B/inner.zip").path])
+        try #require(made.status == 0, "\(made.stderr)")
+
+        let result = try WrapInspectProcess.run(["diff", "-p", "--ignore", "mtime", "A", "B"], in: directory.url)
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let inner = try #require(lines.firstIndex { $0.hasPrefix("M inner.zip ") }, "\(result.stdout)")
+        #expect(Array(lines[(inner + 1)...].prefix(16)) == [
+            "  M a.txt (4 B -> 4 B)", "  --- a/a.txt", "  +++ b/a.txt", "  @@ -1 +1 @@", "  -one", "  +two",
+            "  + b.txt (4 B)",
+            "  M deep.tar.gz (105 B -> 104 B)",
+            "    M x.txt (4 B -> 4 B)", "    --- a/x.txt", "    +++ b/x.txt", "    @@ -1 +1 @@", "    -one", "    +two",
+            "    1 change: 1 contents changed (ignoring mtime; times compared to 1 s)",
+            "  3 changes: 1 added, 2 contents changed (ignoring mtime; times compared to 2 s)",
+        ], "\(result.stdout)")
+
+        let json = try WrapInspectProcess.run(["diff", "-p", "--json", "A", "B"], in: directory.url)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let change = try #require((object["changes"] as? [[String: Any]])?.first { $0["path"] as? String == "inner.zip" })
+        let patch = try #require(change["patch"] as? [String: Any])
+        #expect(patch["type"] as? String == "archive")
+        #expect((patch["changes"] as? [[String: Any]])?.map { $0["path"] as? String } == ["a.txt", "b.txt", "deep.tar.gz"])
+    }
+
     @Test func badValuesAreUsageErrors() throws {
         let directory = try TemporaryDirectory()
         for arguments in [["-U", "-1"], ["--max-diff-bytes", "0"]] {

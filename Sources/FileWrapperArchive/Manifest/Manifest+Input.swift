@@ -25,8 +25,9 @@ public struct ManifestReadOptions: Sendable {
         self.progress = progress
     }
 
-    /// ``formats`` without libarchive's mtree reader.
-    var archiveFormats: ArchiveReadFormats { formats.subtracting(.mtree) }
+    /// ``formats`` without libarchive's mtree reader, for reading what is
+    /// known to be an archive (mtree is read as a manifest file instead).
+    public var archiveFormats: ArchiveReadFormats { formats.subtracting(.mtree) }
 }
 
 extension Manifest {

@@ -47,8 +47,24 @@ public enum MemberContents {
                 try readBundleMember(path, of: url.path, name: name, member: PathDisplay.text(path)) { try body(index, $0) }
             }
         case .archive(let handle):
-            try readArchiveMembers(members, of: url, from: handle, options: options, body)
+            try readArchiveMembers(members, named: name, from: handle, options: options, body) {
+                try ArchiveReadHandle.reading(url, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
+            }
         }
+    }
+
+    /// ``forEachBlock(ofMembers:in:options:_:)`` for the archive `data`
+    /// (a member of another archive, say); `name` stands for it in errors.
+    public static func forEachBlock(
+        ofMembers members: [[UInt8]], inArchiveData data: Data, name: String, options: ManifestReadOptions = ManifestReadOptions(),
+        _ body: (Int, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let open = {
+            let handle = try ArchiveReadHandle(name: name, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
+            try handle.open(data: data)
+            return handle
+        }
+        try readArchiveMembers(members, named: name, from: open(), options: options, body, reopening: open)
     }
 
     /// Opens each component below `root` without following symbolic links.
@@ -92,11 +108,11 @@ public enum MemberContents {
     /// carries any holds (``LinkGroups``). A first pass over the headers
     /// finds those entries, which a later link may be; a second pass, from
     /// the start, reads them.
+    /// `reopening` gives a handle that reads the archive again from the start.
     private static func readArchiveMembers(
-        _ members: [[UInt8]], of url: URL, from handle: ArchiveReadHandle, options: ManifestReadOptions,
-        _ body: (Int, UnsafeRawBufferPointer) throws -> Void
+        _ members: [[UInt8]], named name: String, from handle: ArchiveReadHandle, options: ManifestReadOptions,
+        _ body: (Int, UnsafeRawBufferPointer) throws -> Void, reopening: () throws -> ArchiveReadHandle
     ) throws {
-        let name = url.relativePath
         let wanted = Dictionary(members.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         var groups = LinkGroups()
         // Each group's entry that carries its contents: its number in the archive and its path.
@@ -151,7 +167,7 @@ public enum MemberContents {
         var left = readers.count
         number = 0
         do {
-            let pass = try ArchiveReadHandle.reading(url, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
+            let pass = try reopening()
             try ArchiveEntries.forEach(in: pass, limits: options.limits, checkingContents: false) { entry, contents in
                 number += 1
                 guard let indices = readers[number] else { return }
