@@ -23,12 +23,15 @@ package enum Shell {
 
     /// Runs `command` in `directory` through `rusage-exec`, which forks it
     /// from a small process and reports its wall time, CPU times and peak
-    /// RSS; throws unless it succeeds.
-    package static func measure(_ command: [String], in directory: String) throws -> Sample {
+    /// RSS; throws unless it exits with `status` (a diff tool's 1 says the
+    /// trees differ).
+    package static func measure(_ command: [String], in directory: String, status: Int = 0) throws -> Sample {
         let line = try run(sibling("rusage-exec"), [directory] + command)
         let figures = line.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         guard figures.count == 5 else { throw BenchError("rusage-exec printed \(line.debugDescription)") }
-        guard figures[0] == 0 else { throw BenchError("`\(quoted(command))` in \(directory) failed with status \(Int(figures[0]))") }
+        guard Int(figures[0]) == status else {
+            throw BenchError("`\(quoted(command))` in \(directory) exited with status \(Int(figures[0])), not \(status)")
+        }
         return Sample(seconds: figures[1], userSeconds: figures[2], systemSeconds: figures[3], peakKiB: figures[4])
     }
 

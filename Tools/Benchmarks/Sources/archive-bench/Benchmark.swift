@@ -50,9 +50,12 @@ struct Benchmark {
         let workloads = needsWorkloads ? try options.common.workloads.map { try work.workload($0, generator: options.common.generator) } : []
         for workload in workloads { report.fact("workload", workload.summary) }
         let bundle = try runBundleBench()
-        let suites = options.suites.filter { $0 != .bundle && $0 != .shapes }
+        let suites = options.suites.filter { $0 != .bundle && $0 != .shapes && $0 != .diff }
         if !suites.isEmpty {
             try measureArchivesAndSnapshots(workloads, suites, into: &report)
+        }
+        if options.suites.contains(.diff) {
+            try DiffBenchmark(options: options, work: work).measure(workloads.filter { $0.name != .w3 }, into: &report)
         }
         if options.suites.contains(.shapes) {
             try ShapeBenchmark(options: options, work: work).measure(into: &report)

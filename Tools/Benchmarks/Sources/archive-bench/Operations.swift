@@ -10,8 +10,9 @@ enum Suite: String, CaseIterable {
     case snapshot
     case bundle
     case shapes
+    case diff
 
-    var isArchive: Bool { self != .snapshot && self != .bundle && self != .shapes }
+    var isArchive: Bool { self != .snapshot && self != .bundle && self != .shapes && self != .diff }
 
     /// What `bsdtar -cf ARCHIVE` is given to write this format.
     var bsdtarFlags: [String] {
@@ -30,7 +31,7 @@ enum Suite: String, CaseIterable {
         case .tar: [.ours, .gnuTar, .bsdtar]
         case .tarGzip, .tarZstd: [.ours, .bsdtar]
         case .zip: [.ours, .bsdtar, .infoZip, .zipFoundation]
-        case .snapshot, .bundle, .shapes: []
+        case .snapshot, .bundle, .shapes, .diff: []
         }
     }
 
@@ -41,7 +42,7 @@ enum Suite: String, CaseIterable {
         case .tar: [.gnuTar, .bsdtar]
         case .tarGzip, .tarZstd: [.bsdtar]
         case .zip: [.bsdtar, .infoZip]
-        case .snapshot, .bundle, .shapes: []
+        case .snapshot, .bundle, .shapes, .diff: []
         }
     }
 }

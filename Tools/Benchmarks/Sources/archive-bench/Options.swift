@@ -20,7 +20,9 @@ struct Options {
                               manifest against sha256sum), bundle (bundle-bench on w1
                               and w2), shapes (the hostile archives of issue 20 from
                               Tools/make-deep-archives.py, ours against bsdtar, as many
-                              rounds as w2; no workload); default all
+                              rounds as w2; no workload), diff (`diff -p` of w1 and w2
+                              against an edited copy, beside `git diff --no-index
+                              --stat` and `diff -r`); default all
           --wrapinspect PATH  ours (default: .build/release/wrapinspect in the repository,
                               which Tools/run-benchmark.sh builds)
           --zipfoundation-zip PATH
