@@ -81,6 +81,34 @@ let package = Package(
         // Their top-level code runs on the main actor, as an app's does.
         .executableTarget(name: "checklist-example", dependencies: ["FileWrapperDocument"], path: "Examples/Checklist"),
         .executableTarget(name: "album-example", dependencies: ["FileWrapperDocument"], path: "Examples/Album"),
+        // The README's Swift examples, each a program of its own: the
+        // ReadmeExamples plugin makes the block marked `<!-- example NAME -->`
+        // the main.swift of readme-example-NAME (the folder holds only a
+        // placeholder), so that the build compiles every example as pasted
+        // and ReadmeExampleTests runs them.
+        .executableTarget(name: "readme-example-extract", path: "Tests/ReadmeExamples/Extract"),
+        .plugin(
+            name: "ReadmeExamples",
+            capability: .buildTool(),
+            dependencies: ["readme-example-extract"],
+            path: "Tests/ReadmeExamples/Plugin"
+        ),
+        .executableTarget(
+            name: "readme-example-library", dependencies: ["FileWrapperKit"],
+            path: "Tests/ReadmeExamples/Library", plugins: [.plugin(name: "ReadmeExamples")]
+        ),
+        .executableTarget(
+            name: "readme-example-archives", dependencies: ["FileWrapperKit", "FileWrapperArchive"],
+            path: "Tests/ReadmeExamples/Archives", plugins: [.plugin(name: "ReadmeExamples")]
+        ),
+        .executableTarget(
+            name: "readme-example-manifests", dependencies: ["FileWrapperKit", "FileWrapperArchive"],
+            path: "Tests/ReadmeExamples/Manifests", plugins: [.plugin(name: "ReadmeExamples")]
+        ),
+        .executableTarget(
+            name: "readme-example-documents", dependencies: ["FileWrapperDocument"],
+            path: "Tests/ReadmeExamples/Documents", plugins: [.plugin(name: "ReadmeExamples")]
+        ),
         // A child process for the tests that kill an operation midway, run
         // it under another user or time zone, or bound its memory.
         .executableTarget(
@@ -108,6 +136,13 @@ let package = Package(
         .testTarget(
             name: "WrapInspectTests",
             dependencies: ["wrapinspect", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ReadmeExampleTests",
+            dependencies: [
+                "TestSupport", "readme-example-extract", "readme-example-library", "readme-example-archives",
+                "readme-example-manifests", "readme-example-documents",
+            ]
         ),
         .testTarget(
             name: "NotesExampleTests",
