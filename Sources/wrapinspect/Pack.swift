@@ -12,7 +12,7 @@ struct Pack: ParsableCommand {
             The contents of the directory SOURCE become the archive's top-level \
             entries (a file SOURCE becomes its one entry). The format comes from \
             ARCHIVE's ending (.zip .epub .tar .tgz .taz .tar.gz .tbz .tbz2 .tar.bz2 \
-            .txz .tar.xz .tzst .tar.zst .tar.zstd .tar.lz4 .cpio .cpio.gz \
+            .txz .tar.xz .tzst .tar.zst .tar.zstd .tar.lz4 .tlz .tar.lzma .cpio .cpio.gz \
             .cpio.bz2 .cpio.xz .cpio.zst .7z) or from --format. An EPUB stores \
             its mimetype first and uncompressed. The archive is written \
             beside ARCHIVE under a temporary name and renamed over it when \
@@ -35,7 +35,7 @@ struct Pack: ParsableCommand {
     var archive: String
 
     @Option(help: ArgumentHelp(
-        "The format: zip, tar (pax), ustar, gnutar, cpio or 7z, optionally with a compression (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4, cpio.gz), or an ending such as tgz or epub.",
+        "The format: zip, tar (pax), ustar, gnutar, cpio or 7z, optionally with a compression (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4, tar.lzma, cpio.gz), or an ending such as tgz or epub.",
         valueName: "format"), completion: .list(Pack.formatNames))
     var format: String?
 
@@ -43,12 +43,12 @@ struct Pack: ParsableCommand {
     /// each compression, and the short endings.
     static let formatNames: [String] = {
         let tars = ["tar", "ustar", "gnutar", "cpio"].flatMap { container in
-            [container] + ["gz", "bz2", "xz", "zst", "lz4"].map { "\(container).\($0)" }
+            [container] + ["gz", "bz2", "xz", "zst", "lz4", "lzma"].map { "\(container).\($0)" }
         }
-        return ["zip", "epub", "7z", "pax"] + tars + ["tgz", "taz", "tbz", "tbz2", "txz", "tzst"]
+        return ["zip", "epub", "7z", "pax"] + tars + ["tgz", "taz", "tbz", "tbz2", "txz", "tzst", "tlz"]
     }()
 
-    @Option(help: ArgumentHelp("The compression level (gzip, bzip2, lz4 1-9; zip 0-9, 0 stores; xz 0-9; zstd 1-22).", valueName: "n"))
+    @Option(help: ArgumentHelp("The compression level (gzip, bzip2, lz4 1-9; zip 0-9, 0 stores; xz, lzma 0-9; zstd 1-22).", valueName: "n"))
     var level: Int?
 
     @Flag(help: "Zip: store every entry uncompressed.")
@@ -93,7 +93,7 @@ struct Pack: ParsableCommand {
     private func archiveFormat() throws -> ArchiveFormat {
         if let format {
             guard let named = ArchiveFormat(name: format) else {
-                throw ValidationError("Unknown format \"\(format)\"; use zip, tar, ustar, gnutar, cpio or 7z, optionally with .gz, .bz2, .xz, .zst or .lz4, or an ending such as tgz, txz or epub.")
+                throw ValidationError("Unknown format \"\(format)\"; use zip, tar, ustar, gnutar, cpio or 7z, optionally with .gz, .bz2, .xz, .zst, .lz4 or .lzma, or an ending such as tgz, txz, tlz or epub.")
             }
             return named
         }

@@ -92,6 +92,7 @@ import TestSupport
                 case .xz: ["-J"]
                 case .zstd: ["--zstd"]
                 case .lz4: ["-I", "lz4"]
+                case .lzma: ["--lzma"]
                 }
                 let list = try workspace.run("tar", filter + ["--quoting-style=literal", "-tf", path])
                 let extract = try workspace.run("tar", filter + ["-xf", path, "-C", destination.path])
@@ -164,7 +165,7 @@ import TestSupport
         /// through every filter; zip, cpio newc and 7z.
         private static let bsdtar: [Writing] =
             [("", "", "tar"), ("+gzip", "-z", "tar.gz"), ("+bzip2", "-j", "tar.bz2"), ("+xz", "-J", "tar.xz"),
-             ("+zstd", "--zstd", "tar.zst"), ("+lz4", "--lz4", "tar.lz4")].map { name, flag, ext in
+             ("+zstd", "--zstd", "tar.zst"), ("+lz4", "--lz4", "tar.lz4"), ("+lzma", "--lzma", "tlz")].map { name, flag, ext in
                 Writing(writer: "bsdtar", formatName: "pax" + name, fileName: "bsdtar.\(ext)",
                         command: ["bsdtar", "--format", "pax"] + (flag.isEmpty ? [] : [flag]) + ["-cf"],
                         times: .nanoseconds, compressed: !flag.isEmpty)
@@ -175,14 +176,15 @@ import TestSupport
             ]
 
         /// GNU tar's own format (whole seconds) and POSIX pax (nanoseconds),
-        /// plain and through gzip, bzip2, xz and zstd.
+        /// plain and through gzip, bzip2, xz, zstd and lzma (`xz
+        /// --format=lzma`: Debian's GNU tar 1.34 writes xz for --lzma).
         private static let gnuTar: [Writing] =
             [("gnu", "gnutar", Interop.Fidelity.Times.seconds), ("posix", "pax", .nanoseconds)].flatMap { format, name, times in
-                [("", "", "tar"), ("+gzip", "-z", "tar.gz"), ("+bzip2", "-j", "tar.bz2"), ("+xz", "-J", "tar.xz"),
-                 ("+zstd", "--zstd", "tar.zst")].map { suffix, flag, ext in
+                [("", [], "tar"), ("+gzip", ["-z"], "tar.gz"), ("+bzip2", ["-j"], "tar.bz2"), ("+xz", ["-J"], "tar.xz"),
+                 ("+zstd", ["--zstd"], "tar.zst"), ("+lzma", ["-I", "xz --format=lzma"], "tlz")].map { suffix, flags, ext in
                     Writing(writer: "GNU tar", formatName: name + suffix, fileName: "gnu-\(format).\(ext)",
-                            command: ["tar", "--format=\(format)"] + (flag.isEmpty ? [] : [flag]) + ["-cf"],
-                            times: times, compressed: !flag.isEmpty)
+                            command: ["tar", "--format=\(format)"] + flags + ["-cf"],
+                            times: times, compressed: !flags.isEmpty)
                 }
             }
 

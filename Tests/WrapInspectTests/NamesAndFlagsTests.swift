@@ -18,7 +18,7 @@ import TestSupport
         ("x.tgz", [0x1F, 0x8B]), ("x.taz", [0x1F, 0x8B]), ("x.tbz", Array("BZh".utf8)), ("x.tbz2", Array("BZh".utf8)),
         ("x.txz", [0xFD, 0x37, 0x7A, 0x58, 0x5A]), ("x.tzst", [0x28, 0xB5, 0x2F, 0xFD]), ("x.tar.zstd", [0x28, 0xB5, 0x2F, 0xFD]),
         ("x.cpio.bz2", Array("BZh".utf8)), ("x.cpio.xz", [0xFD, 0x37, 0x7A, 0x58, 0x5A]), ("x.cpio.zst", [0x28, 0xB5, 0x2F, 0xFD]),
-        ("x.epub", Array("PK".utf8)),
+        ("x.tlz", [0x5D, 0x00, 0x00]), ("x.tar.lzma", [0x5D, 0x00, 0x00]), ("x.epub", Array("PK".utf8)),
     ] as [(String, [UInt8])])
     func everyEndingPacksInItsFormat(archive: String, magic: [UInt8]) throws {
         let directory = try Self.tree()
@@ -36,7 +36,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: ["tgz", "txz", "epub", "cpio.zst"])
+    @Test(arguments: ["tgz", "txz", "tlz", "epub", "cpio.zst"])
     func endingsNameFormatsToo(format: String) throws {
         let directory = try Self.tree()
         let packed = try WrapInspectProcess.run(["pack", "--format", format, "src", "out"], in: directory.url)

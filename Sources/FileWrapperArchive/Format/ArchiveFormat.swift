@@ -18,9 +18,10 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The filter a tar or cpio stream goes through; the raw values are
-    /// libarchive's filter names.
+    /// libarchive's filter names. `lzma` is LZMA Utils' "alone" format
+    /// (`.lzma`, `.tlz`), which xz replaced and bsdtar still writes.
     public enum Compression: String, Hashable, Sendable, CaseIterable {
-        case none, gzip, bzip2, xz, zstd, lz4
+        case none, gzip, bzip2, xz, zstd, lz4, lzma
     }
 
     public var container: Container
@@ -49,26 +50,28 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
     public static let tarXz = ArchiveFormat(.pax, compression: .xz)
     public static let tarZstd = ArchiveFormat(.pax, compression: .zstd)
     public static let tarLz4 = ArchiveFormat(.pax, compression: .lz4)
+    public static let tarLzma = ArchiveFormat(.pax, compression: .lzma)
     public static let cpio = ArchiveFormat(.cpio)
     public static let sevenZip = ArchiveFormat(.sevenZip)
 
     /// Every format this library writes, each container once and pax tar
     /// through every compression.
     public static let allWritable: [ArchiveFormat] = [
-        .zip, .tar, .tarGzip, .tarBzip2, .tarXz, .tarZstd, .tarLz4,
+        .zip, .tar, .tarGzip, .tarBzip2, .tarXz, .tarZstd, .tarLz4, .tarLzma,
         ArchiveFormat(.ustar), ArchiveFormat(.gnutar), .cpio, ArchiveFormat(.cpio, compression: .gzip), .sevenZip,
     ]
 
     /// File name endings and their formats, longest first so that
     /// `.tar.gz` wins over a shorter match: GNU tar's and bsdtar's short
-    /// forms (`.taz` is gzip, as GNU tar reads it), and `.epub`, a zip.
+    /// forms (`.taz` is gzip and `.tlz` lzma, as GNU tar and bsdtar read
+    /// them), and `.epub`, a zip.
     private static let extensions: [(String, ArchiveFormat)] = [
         (".tar.zstd", .tarZstd), (".tar.gz", .tarGzip), (".tar.bz2", .tarBzip2), (".tar.xz", .tarXz), (".tar.zst", .tarZstd),
-        (".tar.lz4", .tarLz4), (".cpio.gz", ArchiveFormat(.cpio, compression: .gzip)),
+        (".tar.lzma", .tarLzma), (".tar.lz4", .tarLz4), (".cpio.gz", ArchiveFormat(.cpio, compression: .gzip)),
         (".cpio.bz2", ArchiveFormat(.cpio, compression: .bzip2)), (".cpio.xz", ArchiveFormat(.cpio, compression: .xz)),
         (".cpio.zst", ArchiveFormat(.cpio, compression: .zstd)),
         (".tbz2", .tarBzip2), (".tzst", .tarZstd), (".epub", .zip),
-        (".tgz", .tarGzip), (".taz", .tarGzip), (".tbz", .tarBzip2), (".txz", .tarXz),
+        (".tgz", .tarGzip), (".taz", .tarGzip), (".tbz", .tarBzip2), (".txz", .tarXz), (".tlz", .tarLzma),
         (".tar", .tar), (".zip", .zip), (".cpio", .cpio), (".7z", .sevenZip),
     ]
 
@@ -103,7 +106,7 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
         "zip": .zip, "tar": .pax, "pax": .pax, "ustar": .ustar, "gnutar": .gnutar, "cpio": .cpio, "7z": .sevenZip,
     ]
     private static let compressionNames: [String: Compression] = [
-        "gz": .gzip, "gzip": .gzip, "bz2": .bzip2, "bzip2": .bzip2, "xz": .xz, "zst": .zstd, "zstd": .zstd, "lz4": .lz4,
+        "gz": .gzip, "gzip": .gzip, "bz2": .bzip2, "bzip2": .bzip2, "xz": .xz, "zst": .zstd, "zstd": .zstd, "lz4": .lz4, "lzma": .lzma,
     ]
 
     /// The usual file name ending for this format.
@@ -121,6 +124,7 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
         case .xz: ".xz"
         case .zstd: ".zst"
         case .lz4: ".lz4"
+        case .lzma: ".lzma"
         }
         return base + suffix
     }
