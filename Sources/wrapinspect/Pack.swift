@@ -138,6 +138,7 @@ struct Pack: ParsableCommand {
             Interruption.removesTemporaries(replacing: path)
             warnIfInsideSource(path)
             try ProgressLine.showing("packing", source) { progress in
+                Self.countTotal(of: source, into: progress)
                 try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), to: URL(fileURLWithPath: path), options: options, progress: progress)
             }
         case .stream(let fd, let name, let owned):
@@ -146,6 +147,7 @@ struct Pack: ParsableCommand {
             nonisolated(unsafe) var failure: Error?
             do {
                 try ProgressLine.showing("packing", source) { progress in
+                    Self.countTotal(of: source, into: progress)
                     try ArchiveWriter.write(contentsOf: URL(fileURLWithPath: source), options: options, name: name, progress: progress) { bytes in
                         do {
                             try Syscall.writeAll(bytes, to: fd, path: { name })

@@ -17,35 +17,95 @@ enum ProgressLine {
 
     /// Runs `work` with a ``ManifestProgress`` it counts into, showing
     /// `VERB PATH: N entries, S, R/s` (without entries while there are
-    /// none) every 200 ms after the first half
-    /// second: the entries and bytes done, and the bytes a second so far.
+    /// none) every 200 ms after the first half second: the entries and
+    /// bytes done, and the bytes a second so far. Once the progress has a
+    /// total: `N of M entries, S of T, R/s, 12 s left`.
     static func showing<Result>(_ verb: String, _ path: String, _ work: (ManifestProgress?) throws -> Result) throws -> Result {
         guard isatty(STDERR_FILENO) == 1 else { return try work(nil) }
         let progress = ManifestProgress()
-        let queue = DispatchQueue(label: "wrapinspect.progress")
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(200))
         let name = Format.name(path.utf8)
+        return try showing({ seconds in "\(verb) \(name): " + text(progress, seconds: seconds) }) { (_: Drawing) in
+            try work(progress)
+        }
+    }
+
+    /// What `progress` has come to after `seconds`.
+    static func text(_ progress: ManifestProgress, seconds: Double) -> String {
+        let (entries, bytes) = (Int64(progress.entries), progress.bytes)
+        let rate = seconds > 0 ? Int64(Double(bytes) / seconds) : 0
+        guard let total = progress.total else {
+            // Entries once there are any: a copy of standard input has none.
+            let counted = entries > 0 ? Format.count(entries, "entry", "entries") + ", " : ""
+            return "\(counted)\(Format.size(bytes)), \(Format.size(rate))/s"
+        }
+        // A total counted ahead may fall short of what the work meets (a file that grew).
+        let (entryTotal, byteTotal) = (max(Int64(total.entries), entries), max(total.bytes, bytes))
+        var text = "\(entries) of \(Format.count(entryTotal, "entry", "entries")), \(Format.size(bytes)) of \(Format.size(byteTotal)), \(Format.size(rate))/s"
+        // Time left at the rate so far: by bytes, or by entries where there are no bytes to go by.
+        let left: Double? = byteTotal > 0
+            ? (bytes > 0 ? Double(byteTotal - bytes) * seconds / Double(bytes) : nil)
+            : (entries > 0 ? Double(entryTotal - entries) * seconds / Double(entries) : nil)
+        if let left { text += ", \(duration(left)) left" }
+        return text
+    }
+
+    /// `12 s`, `3 min 4 s`, `2 h 5 min`.
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded(.up))
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }
+        return "\(whole / 3600) h \(whole / 60 % 60) min"
+    }
+
+    /// Runs `work`, drawing `line(seconds since the start)` every 200 ms
+    /// after the first half second when standard error is a terminal, and
+    /// erasing it at the end. `work` prints other output through the
+    /// ``Drawing`` it gets, so that no output lands on the line.
+    static func showing<Result>(_ line: @escaping @Sendable (Double) -> String, _ work: (Drawing) throws -> Result) throws -> Result {
+        let drawing = Drawing(shown: isatty(STDERR_FILENO) == 1)
+        guard drawing.shown else { return try work(drawing) }
+        let timer = DispatchSource.makeTimerSource(queue: drawing.queue)
+        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(200))
         let start = DispatchTime.now()
-        // Whether a line was drawn; touched only on `queue`.
-        nonisolated(unsafe) var drawn = false
         timer.setEventHandler {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-            let rate = seconds > 0 ? Int64(Double(progress.bytes) / seconds) : 0
-            // Entries once there are any: a copy of standard input has none.
-            let entries = progress.entries > 0 ? Format.count(Int64(progress.entries), "entry", "entries") + ", " : ""
-            let text = "\(verb) \(name): \(entries)\(Format.size(progress.bytes)), \(Format.size(rate))/s"
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
-            drawn = true
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line(seconds)).utf8))
+            drawing.drawn = true
         }
         timer.resume()
         defer {
             timer.cancel()
             // Wait out a line being written, then erase what was drawn.
-            queue.sync {
+            drawing.erasing {}
+        }
+        return try work(drawing)
+    }
+
+    /// ``showing(_:_:)`` for work that prints nothing else.
+    static func showing<Result>(_ line: @escaping @Sendable (Double) -> String, _ work: () throws -> Result) throws -> Result {
+        try showing(line) { (_: Drawing) in try work() }
+    }
+
+    /// The line being drawn, for output printed while it is.
+    final class Drawing: @unchecked Sendable {
+        let shown: Bool
+        /// Where the line is drawn and erased.
+        let queue = DispatchQueue(label: "wrapinspect.progress")
+        /// Whether a line is on the terminal; touched only on `queue`.
+        var drawn = false
+
+        init(shown: Bool) {
+            self.shown = shown
+        }
+
+        /// Runs `body` with the line erased; the next tick draws it again.
+        func erasing<Result>(_ body: () throws -> Result) rethrows -> Result {
+            guard shown else { return try body() }
+            return try queue.sync {
                 if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                drawn = false
+                return try body()
             }
         }
-        return try work(progress)
     }
 }

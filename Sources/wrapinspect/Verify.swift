@@ -68,13 +68,21 @@ struct Verify: ParsableCommand {
         let options = ManifestReadOptions(formats: input.formats, limits: input.limits)
         let forms = try forms()
         let width = forms.map(\.description.count).max() ?? 0
+        let status = VerifyStatus(path: path, forms: forms)
         let results = try VerifyWorkspace.withWorkspace { workspace in
-            try RoundTrip.check(StandardInput.url(for: path), through: forms, options: options, workspace: workspace) { result in
-                // Each row as its form finishes.
-                guard !json else { return }
-                for line in Self.rows(result, width: width) { try StandardOutput.line(line) }
-                try StandardOutput.flush()
-            }.results
+            // Standard input is copied first, with a line of its own.
+            let url = try StandardInput.url(for: path)
+            return try ProgressLine.showing({ _ in status.line() }) { drawing in
+                try RoundTrip.check(url, through: forms, options: options, workspace: workspace,
+                                    starting: status.begin) { result in
+                    // Each row as its form finishes, the progress line drawn again below it.
+                    guard !json else { return }
+                    try drawing.erasing {
+                        for line in Self.rows(result, width: width) { try StandardOutput.line(line) }
+                        try StandardOutput.flush()
+                    }
+                }.results
+            }
         }
         if json {
             try StandardOutput.line(Self.json(results, path: path).serialized)

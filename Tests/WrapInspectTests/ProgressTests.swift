@@ -33,8 +33,40 @@ import TestSupport
     @Test func packShowsEntriesBytesAndRateThenClearsTheLine() throws {
         let directory = try Self.bench()
         let text = try Self.onTerminal("\"$W\" pack --format tar src - | (sleep 1.5; cat > /dev/null)", in: directory)
-        #expect(text.contains(#/\r\u{1B}\[Kpacking src: ([0-9]+ entr(y|ies), )?[0-9.]+ [KMG]?i?B, [0-9.]+ [KMG]?i?B/s/#), "\(text)")
+        // Without the total, or with it once the walk beside the pack has counted.
+        #expect(text.contains(#/\r\u{1B}\[Kpacking src: ([0-9]+ (of [0-9]+ )?entr(y|ies), )?[0-9.]+ [KMG]?i?B( of [0-9.]+ [KMG]?i?B)?, [0-9.]+ [KMG]?i?B/s/#), "\(text)")
         let last = try #require(text.range(of: "packing src:", options: .backwards))
+        #expect(text[last.upperBound...].contains("\r\u{1B}[K"), "the line is cleared at the end")
+    }
+
+    /// The folder is walked first, beside the pack: the line shows how far
+    /// out of what, and the time left at the rate so far. The reader takes
+    /// 64 KiB every 0.1 s, so that bytes are counted while the line shows.
+    @Test func packShowsTotalsAndTimeLeft() throws {
+        let directory = try Self.bench()
+        let slowReader = "while [ \"$(head -c 65536 | wc -c)\" -gt 0 ]; do sleep 0.1; done"
+        let text = try Self.onTerminal("\"$W\" pack --format tar src - | (\(slowReader))", in: directory)
+        #expect(text.contains(#/\r\u{1B}\[Kpacking src: [0-9] of 2 entries, [0-9.]+ [KM]?i?B of 1\.0 MiB, [0-9.]+ [KMG]?i?B/s, [0-9]+ s left/#), "\(text)")
+        let last = try #require(text.range(of: "packing src:", options: .backwards))
+        #expect(text[last.upperBound...].contains("\r\u{1B}[K"), "the line is cleared at the end")
+    }
+
+    /// verify's line names the form that runs, out of how many, and is
+    /// erased before each row is printed, so that no row lands on it.
+    @Test func verifyShowsTheFormThatRuns() throws {
+        let directory = try TemporaryDirectory()
+        var random = SplitMix64(seed: 7)
+        // 1.5 MiB of random bytes, over which xz and 7-Zip's LZMA take a second or more.
+        try Disk.write(Data(random.bytes(3 << 19)), to: directory.appending("src/random.bin"))
+        let text = try Self.onTerminal("\"$W\" verify --via tar.xz,7z src", in: directory)
+        #expect(text.contains(#/\r\u{1B}\[Kverifying src: (reading, [0-9]+ s so far|(tar\.xz|7z), form [12] of 2, [0-9]+ s so far)/#), "\(text)")
+        // Every row starts a line of its own: after a newline, or after the erasing of the progress line.
+        for row in ["tar.xz  kept", "7z      kept"] {
+            let range = try #require(text.range(of: row), "\(text)")
+            let before = text[..<range.lowerBound]
+            #expect(before.hasSuffix("\n") || before.hasSuffix("\r\u{1B}[K") || before.isEmpty, "\(text)")
+        }
+        let last = try #require(text.range(of: "verifying src:", options: .backwards))
         #expect(text[last.upperBound...].contains("\r\u{1B}[K"), "the line is cleared at the end")
     }
 

@@ -81,12 +81,13 @@ public enum RoundTrip {
     /// form in a temporary directory that only this user can enter
     /// (removed at the end), and compares. With `workspace`, an empty
     /// directory the caller made (and removes), the forms are written there
-    /// instead. `finished` is told each form's result as soon as it is known.
+    /// instead. `starting` is told each form as its round trip begins, and
+    /// `finished` its result as soon as it is known.
     /// Throws for input that is not a bundle or an archive, or that cannot
     /// be read; a form that fails to hold the tree is a result, not an error.
     public static func check(
         _ url: URL, through forms: [Form], options: ManifestReadOptions = ManifestReadOptions(), workspace given: URL? = nil,
-        finished: (Result) throws -> Void = { _ in }
+        starting: (Form) -> Void = { _ in }, finished: (Result) throws -> Void = { _ in }
     ) throws -> (original: Manifest, results: [Result]) {
         let name = url.relativePath
         let wrapper: FileWrapper
@@ -111,6 +112,7 @@ public enum RoundTrip {
         }
         defer { if given == nil { try? FileManager.default.removeItem(at: workspace) } }
         let results = try forms.map { form in
+            starting(form)
             let result = roundTrip(wrapper, original: original, through: form, in: workspace, limits: options.limits)
             try finished(result)
             return result

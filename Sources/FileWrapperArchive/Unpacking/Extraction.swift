@@ -43,11 +43,13 @@ final class Extraction {
     /// header does not give, are read.
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileWorkers.largeFile, alignment: 16)
     /// The small members of a zip that libarchive reads without a filter,
-    /// found at its first regular file, and that reader; nil for any other archive.
+    /// found at its first regular file, and that reader; nil for any other
+    /// archive. The directory's entries and sizes are the progress's total.
     private lazy var zip: (directory: ZipDirectory, handle: ArchiveReadHandle)? = {
         guard let handle = input as? ArchiveReadHandle, handle.isZip, let (source, _) = handle.unfilteredInput,
               let directory = ZipDirectory(source: source, maxEntries: limits.maxEntries, maxSize: FileWorkers.largeFile)
         else { return nil }
+        progress?.setTotal(entries: directory.entryCount, bytes: directory.expandedBytes)
         return (directory, handle)
     }()
 
@@ -78,6 +80,8 @@ final class Extraction {
                 }
                 try workers.checkFailure()
                 directories.trim()
+                // A zip's directory, read now for a progress display's total.
+                if entries == 1, progress != nil { _ = zip }
                 try extract(header)
                 progress?.count(entries: 1, bytes: header.type & S_IFMT == S_IFREG ? max(0, header.size ?? 0) : 0)
             }

@@ -39,6 +39,10 @@ struct ZipDirectory {
     private let source: ArchiveReadSource
     /// Sorted by the offset of the local header.
     private let records: [Record]
+    /// Every entry the directory lists, kept or not, and the bytes they
+    /// expand to: what an unpack's progress counts up to.
+    let entryCount: Int
+    let expandedBytes: Int64
 
     /// Reads the central directory of the zip that `source` holds, keeping
     /// the members of at most `maxSize` bytes, stored and expanded; nil when
@@ -46,9 +50,11 @@ struct ZipDirectory {
     /// `maxEntries` entries.
     init?(source: ArchiveReadSource, maxEntries: Int, maxSize: Int) {
         guard let location = Self.locateDirectory(in: source), location.count <= maxEntries,
-              let records = Self.readRecords(source, location, maxSize: maxSize)
+              let (records, expandedBytes) = Self.readRecords(source, location, maxSize: maxSize)
         else { return nil }
         self.source = source
+        entryCount = location.count
+        self.expandedBytes = expandedBytes
         // Writers put them in order; the sort (a merge sort) passes once over sorted ones.
         self.records = records.sorted { $0.localHeader < $1.localHeader }
     }
@@ -96,13 +102,17 @@ struct ZipDirectory {
     }
 
     /// The records of the members worth keeping, read through the directory
-    /// in pieces; nil when it does not parse.
-    private static func readRecords(_ source: ArchiveReadSource, _ location: (offset: Int64, size: Int64, count: Int, end: Int64), maxSize: Int) -> [Record]? {
+    /// in pieces, and the bytes every member expands to; nil when it does
+    /// not parse.
+    private static func readRecords(
+        _ source: ArchiveReadSource, _ location: (offset: Int64, size: Int64, count: Int, end: Int64), maxSize: Int
+    ) -> (records: [Record], expandedBytes: Int64)? {
         guard let total = source.size, location.offset >= 0, location.count <= location.size / 46,
               location.offset <= total - location.size
         else { return nil }
         var reader = PieceReader(source: source, start: location.offset, end: location.offset + location.size)
         var records: [Record] = []
+        var expandedBytes: Int64 = 0
         for _ in 0..<location.count {
             guard let fixed = reader.peek(46), fixed.u32(0) == 0x0201_4b50 else { return nil }
             let (nameLength, extraLength, commentLength) = (fixed.u16(28), fixed.u16(30), fixed.u16(32))
@@ -127,6 +137,7 @@ struct ZipDirectory {
                 extra += 4 + length
             }
             let (size, compressedSize, localHeader) = (values[0], values[1], values[2])
+            expandedBytes = expandedBytes.addingReportingOverflow(Int64(clamping: size)).partialValue
             guard let method = ZipMember.Method(rawValue: UInt16(record.u16(10))), record.u16(8) & 0x41 == 0,  // not encrypted
                   size <= UInt64(maxSize), compressedSize <= UInt64(maxSize), localHeader < UInt64(total),
                   method == .deflated || compressedSize == size
@@ -134,7 +145,7 @@ struct ZipDirectory {
             records.append(Record(localHeader: Int64(localHeader), compressedSize: Int(compressedSize), size: Int(size),
                                   crc: record.u32(16), method: method))
         }
-        return records
+        return (records, expandedBytes)
     }
 
     /// `count` bytes at `offset` from the archive's start; nil when they cannot all be read.
