@@ -81,11 +81,6 @@ enum ProgressLine {
         return try work(drawing)
     }
 
-    /// ``showing(_:_:)`` for work that prints nothing else.
-    static func showing<Result>(_ line: @escaping @Sendable (Double) -> String, _ work: () throws -> Result) throws -> Result {
-        try showing(line) { (_: Drawing) in try work() }
-    }
-
     /// The line being drawn, for output printed while it is.
     final class Drawing: @unchecked Sendable {
         let shown: Bool
