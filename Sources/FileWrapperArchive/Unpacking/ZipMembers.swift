@@ -137,7 +137,9 @@ struct ZipDirectory {
                 extra += 4 + length
             }
             let (size, compressedSize, localHeader) = (values[0], values[1], values[2])
-            expandedBytes = expandedBytes.addingReportingOverflow(Int64(clamping: size)).partialValue
+            // What a hostile directory declares may not fit: the sum stops at the largest.
+            let (sum, overflow) = expandedBytes.addingReportingOverflow(Int64(clamping: size))
+            expandedBytes = overflow ? .max : sum
             guard let method = ZipMember.Method(rawValue: UInt16(record.u16(10))), record.u16(8) & 0x41 == 0,  // not encrypted
                   size <= UInt64(maxSize), compressedSize <= UInt64(maxSize), localHeader < UInt64(total),
                   method == .deflated || compressedSize == size
