@@ -134,7 +134,7 @@ private struct StoredLine {
         case .unknown: "?"
         }
         let sizeText = size.map(String.init) ?? "-"
-        text = Format.mode(kind: letter, permissions: entry.permissions) + "  "
+        text = (entry.permissions.map { Format.mode(kind: letter, permissions: $0) } ?? String(letter) + "?????????") + "  "
             + String(repeating: " ", count: max(0, 10 - sizeText.count)) + sizeText + "  "
         if let digest {
             text += digest.hex + "  "

@@ -145,10 +145,15 @@ import TestSupport
         let gnu = directory.appending("tree.gnu.tar")
         try ArchiveWriter.write(contentsOf: root, to: gnu, options: ArchiveWriteOptions(format: ArchiveFormat(.gnutar)))
         #expect(try Manifest(archiveAt: gnu).timeResolution == 1_000_000_000)
-        // Python's zipfile writes DOS times only: even seconds.
-        let zip = directory.appending("dos.zip")
+        // Python's zipfile writes DOS times only, which name no time zone: no times.
+        let dos = directory.appending("dos.zip")
         let script = "import zipfile, sys\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    z.writestr(zipfile.ZipInfo('a.txt', (2020, 1, 2, 3, 4, 6)), b'a')\n    z.writestr(zipfile.ZipInfo('b.txt', (2021, 5, 6, 7, 8, 10)), b'b')\n"
-        try #require(try Disk.run("/usr/bin/env", ["python3", "-c", script, zip.path]).status == 0)
+        try #require(try Disk.run("/usr/bin/env", ["python3", "-c", script, dos.path]).status == 0)
+        #expect(try Manifest(archiveAt: dos).entries.allSatisfy { $0.modified == nil })
+        // A zip whose times are all even seconds (here in UT fields) is taken to keep 2 s.
+        for name in ["a/b/hello.txt", "a/b", "a", "empty", "link", "run.sh"] { Disk.setModificationTime(root.appendingPathComponent(name), seconds: 1_700_000_002, nanoseconds: 0) }
+        let zip = directory.appending("even.zip")
+        try ArchiveWriter.write(contentsOf: root, to: zip, options: ArchiveWriteOptions(format: .zip))
         #expect(try Manifest(archiveAt: zip).timeResolution == 2_000_000_000)
     }
 

@@ -84,7 +84,7 @@ import TestSupport
             }
             entries.append(Entry(header: """
                 \(header.path ?? "-") type \(header.type) mode \(header.permissions) time \(header.modified) set \(header.modifiedIsSet) \
-                owner \(header.owner) symlink \(header.symlinkTarget ?? []) hardlink \(header.hardlinkTarget ?? "-") \
+                owner \(header.owner.map { "\($0)" } ?? "-") symlink \(header.symlinkTarget ?? []) hardlink \(header.hardlinkTarget ?? "-") \
                 bytes \(header.pathBytes ?? []) \(header.hardlinkBytes ?? []) size \(header.size ?? -1) encrypted \(header.isEncrypted)
                 """, contents: contents))
         }

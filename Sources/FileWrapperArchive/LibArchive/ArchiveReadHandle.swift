@@ -123,7 +123,9 @@ final class ArchiveReadHandle {
         var type: mode_t
         var permissions: UInt16
         var modified: (seconds: Int64, nanoseconds: Int32)
-        var owner: (user: UInt32, group: UInt32)
+        /// nil when an ID does not fit in 32 bits, as Linux's `uid_t` and
+        /// `gid_t` and the digests' fields do not (a pax `uid=5000000000`).
+        var owner: (user: UInt32, group: UInt32)?
         var symlinkTarget: [UInt8]?
         var hardlinkTarget: String?
         var isEncrypted: Bool
@@ -136,6 +138,18 @@ final class ArchiveReadHandle {
         /// `nil` when the archive does not say.
         var size: Int64?
         var modifiedIsSet: Bool
+        /// Whether ``permissions`` are what the archive records, not
+        /// libarchive's defaults for a zip member made on FAT or NTFS
+        /// (``ZipRecordedMetadata``), which an unpack still applies.
+        var recordsPermissions = true
+        /// Whether ``modified`` is a zip member's MS-DOS date and time,
+        /// which libarchive reads in the process's time zone (as unzip
+        /// does, for an unpack); a manifest takes it as unknown.
+        var modifiedIsLocalTime = false
+        /// The `user.*` extended attributes of a pax entry
+        /// (`SCHILY.xattr.` and `LIBARCHIVE.xattr.` records); nil when
+        /// it has none.
+        var extendedAttributes: [ExtendedAttributeName: [UInt8]]?
 
         /// Takes the names (``StoredName``) and time of `raw` over libarchive's.
         mutating func apply(_ raw: PaxRawRecords.Records) {
@@ -185,14 +199,15 @@ final class ArchiveReadHandle {
                 type: mode_t(archive_entry_filetype(entry)),
                 permissions: UInt16(archive_entry_perm(entry) & 0o7777),
                 modified: (Int64(archive_entry_mtime(entry)), Int32(archive_entry_mtime_nsec(entry))),
-                owner: (UInt32(truncatingIfNeeded: archive_entry_uid(entry)), UInt32(truncatingIfNeeded: archive_entry_gid(entry))),
+                owner: UInt32(exactly: archive_entry_uid(entry)).flatMap { user in UInt32(exactly: archive_entry_gid(entry)).map { (user, $0) } },
                 symlinkTarget: archive_entry_symlink(entry).map(Self.bytes),
                 hardlinkTarget: archive_entry_hardlink_utf8(entry).map(Self.string),
                 isEncrypted: archive_entry_is_encrypted(entry) != 0,
                 pathBytes: archive_entry_pathname(entry).map(Self.bytes),
                 hardlinkBytes: archive_entry_hardlink(entry).map(Self.bytes),
                 size: archive_entry_size_is_set(entry) != 0 ? Int64(archive_entry_size(entry)) : nil,
-                modifiedIsSet: archive_entry_mtime_is_set(entry) != 0)
+                modifiedIsSet: archive_entry_mtime_is_set(entry) != 0,
+                extendedAttributes: Self.userAttributes(of: entry))
             if let raw, raw.wellFormed { header.apply(raw) }
             lastPath = header.path ?? header.rawPath
             if formatFamily == ARCHIVE_FORMAT_7ZIP, let names = source?.sevenZipNames, entries <= names.count, let converted = header.pathBytes {
@@ -202,13 +217,16 @@ final class ArchiveReadHandle {
                 lastPath = header.path ?? header.rawPath
             }
             if isZip {
-                let stored = try zipName(isSymbolicLink: header.type & S_IFMT == S_IFLNK)
+                let isSymbolicLink = header.type & S_IFMT == S_IFLNK
+                let member = try zipMember(isSymbolicLink: isSymbolicLink)
                 if let converted = header.pathBytes {
+                    let stored = isSymbolicLink ? nil : member?.name
                     let name = ZipCentralNames.unflaggedName(stored.map { StoredName.choose(stored: $0, converted: converted) } ?? converted)
                     header.pathBytes = name
                     header.path = String(validating: name, as: UTF8.self)
                     lastPath = header.path ?? header.rawPath
                 }
+                try apply(member, to: &header, isSymbolicLink: isSymbolicLink)
             }
             return header
         }
@@ -231,23 +249,63 @@ final class ArchiveReadHandle {
         return archive_filter_bytes(archive, 0)
     }
 
-    /// The current zip member's name as its local header stores it
-    /// (``ZipCentralNames``), not in the NFC that libarchive converts a
-    /// UTF-8 name to; nil when it is not known (a zip read from a stream,
-    /// with no central directory to check, or a symlink, whose target
-    /// libarchive reads with the header, expanding it: its data start is
-    /// not known). Refuses a zip whose local headers name a member
-    /// otherwise than its central directory does, and a member whose data
+    /// The current zip member's records (``ZipCentralNames``): its name as
+    /// its local header stores it, not in the NFC that libarchive converts
+    /// a UTF-8 name to, its permissions and its time; nil when they are not
+    /// known (a zip read from a stream, with no central directory to
+    /// check). A symlink, whose target libarchive reads with the header,
+    /// is found by where its data ends, the others by where it begins.
+    /// Refuses a zip whose local headers name a member otherwise than its
+    /// central directory does, and a member (not a symlink) whose data
     /// libarchive found where no checked local header leads.
-    private func zipName(isSymbolicLink: Bool) throws -> [UInt8]? {
+    private func zipMember(isSymbolicLink: Bool) throws -> ZipCentralNames.Member? {
         guard let (source, dataOffset) = unfilteredInput else { return nil }
         if zipNames == nil { zipNames = .some(try ZipCentralNames(source: source, archive: name)) }
-        guard let names = zipNames ?? nil, !isSymbolicLink else { return nil }
-        guard let stored = names.name(dataStart: dataOffset) else {
+        guard let names = zipNames ?? nil else { return nil }
+        if isSymbolicLink { return names.member(dataEnd: dataOffset) }
+        guard let member = names.member(dataStart: dataOffset) else {
             throw ArchiveError(.corrupt, archive: name, entry: lastPath,
                                message: "the member is not where a local header that the central directory lists leads")
         }
-        return stored
+        return member
+    }
+
+    /// Gives `header` what the zip member's records say of its permissions
+    /// and time (``ZipRecordedMetadata``); without its records, both are
+    /// taken as unknown, but for a symlink's bits: only a Unix mode makes
+    /// a member a symlink. Refuses a directory that holds contents (a
+    /// member whose name ends in `/`, which libarchive makes a directory
+    /// whatever its mode says, and whose bytes it would drop).
+    private func apply(_ member: ZipCentralNames.Member?, to header: inout Header, isSymbolicLink: Bool) throws {
+        if header.type & S_IFMT == S_IFDIR, let size = member?.size, size > 0 {
+            throw ArchiveError(.corrupt, archive: name, entry: lastPath,
+                               message: "the member's name ends in \"/\", which makes it a directory, but it holds \(size) bytes of contents")
+        }
+        header.recordsPermissions = isSymbolicLink || member?.permissions != nil
+        if let modified = member?.modified {
+            header.modified = (modified.seconds, modified.nanoseconds)
+            header.modifiedIsSet = true
+        } else {
+            header.modifiedIsLocalTime = true
+        }
+    }
+
+    /// The `user.*` extended attributes libarchive read for `entry` (a pax
+    /// entry's `SCHILY.xattr.` and `LIBARCHIVE.xattr.` records), the later
+    /// of two with one name winning; nil when there are none.
+    private static func userAttributes(of entry: OpaquePointer) -> [ExtendedAttributeName: [UInt8]]? {
+        guard archive_entry_xattr_reset(entry) > 0 else { return nil }
+        var attributes: [ExtendedAttributeName: [UInt8]] = [:]
+        var name: UnsafePointer<CChar>?
+        var value: UnsafeRawPointer?
+        var size = 0
+        while archive_entry_xattr_next(entry, &name, &value, &size) == ARCHIVE_OK {
+            guard let name else { continue }
+            let nameBytes = bytes(name)
+            guard nameBytes.starts(with: Array("user.".utf8)) else { continue }
+            attributes[ExtendedAttributeName(nameBytes)] = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+        }
+        return attributes.isEmpty ? nil : attributes
     }
 
     /// Reads the current entry's next bytes into `buffer`; 0 at its end.
@@ -319,7 +377,7 @@ final class ArchiveReadHandle {
             return failure(status, entry: path)
         }
         // A zip name flagged UTF-8 that is not: libarchive keeps none.
-        if isZip, let stored = (try? zipName(isSymbolicLink: false)) ?? nil {
+        if isZip, let stored = (try? zipMember(isSymbolicLink: false))??.name {
             return failure(status, entry: String(decoding: stored, as: UTF8.self))
         }
         guard let lastPath else { return failure(status, entry: nil) }

@@ -16,6 +16,7 @@ extension ManifestEntry {
         self.init(
             path: entry.pathBytes, kind: kind, size: kind == .file ? entry.size : nil, permissions: entry.permissions,
             modified: entry.modified, owner: entry.owner,
-            linkTarget: kind == .symlink ? entry.symbolicLinkTarget ?? [] : kind == .hardLink ? entry.hardLinkTarget ?? [] : nil)
+            linkTarget: kind == .symlink ? entry.symbolicLinkTarget ?? [] : kind == .hardLink ? entry.hardLinkTarget ?? [] : nil,
+            extendedAttributes: entry.extendedAttributes)
     }
 }

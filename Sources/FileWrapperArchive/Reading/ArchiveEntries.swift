@@ -77,11 +77,11 @@ public enum ArchiveEntries {
         }
         let (seconds, nanoseconds) = header.modified
         return ArchiveEntry(
-            pathBytes: path, kind: kind, size: header.size, permissions: header.permissions,
-            modified: header.modifiedIsSet && (0..<1_000_000_000).contains(nanoseconds)
+            pathBytes: path, kind: kind, size: header.size, permissions: header.recordsPermissions ? header.permissions : nil,
+            modified: header.modifiedIsSet && !header.modifiedIsLocalTime && (0..<1_000_000_000).contains(nanoseconds)
                 ? FileTimestamp(seconds: seconds, nanoseconds: nanoseconds) : nil,
-            owner: handle.recordsOwners ? FileOwner(userID: header.owner.user, groupID: header.owner.group) : nil,
+            owner: handle.recordsOwners ? header.owner.map { FileOwner(userID: $0.user, groupID: $0.group) } : nil,
             symbolicLinkTarget: kind == .symbolicLink ? header.symlinkTarget : nil,
-            hardLinkTarget: header.hardlinkBytes, isEncrypted: header.isEncrypted)
+            hardLinkTarget: header.hardlinkBytes, isEncrypted: header.isEncrypted, extendedAttributes: header.extendedAttributes)
     }
 }

@@ -20,11 +20,14 @@ public struct ArchiveEntry: Sendable, Hashable {
     /// The contents' size as the header states it; `nil` when it does not
     /// (a zip entry streamed with a data descriptor).
     public var size: Int64?
-    /// Permission bits, with set-user-ID, set-group-ID and sticky.
-    public var permissions: UInt16
-    /// `nil` when the archive records no modification time.
+    /// Permission bits, with set-user-ID, set-group-ID and sticky; `nil`
+    /// when the archive does not record them (a zip made on FAT or NTFS).
+    public var permissions: UInt16?
+    /// `nil` when the archive records no modification time, or only a
+    /// zip's MS-DOS date and time, which names no time zone.
     public var modified: FileTimestamp?
-    /// User and group IDs, for formats that record them (tar and cpio).
+    /// User and group IDs, for formats that record them (tar and cpio),
+    /// when both fit in 32 bits.
     public var owner: FileOwner?
     /// A symbolic link's target, as stored.
     public var symbolicLinkTarget: [UInt8]?
@@ -33,6 +36,8 @@ public struct ArchiveEntry: Sendable, Hashable {
     /// Whether the contents (or the header) are encrypted; libarchive
     /// cannot read them.
     public var isEncrypted: Bool
+    /// The `user.*` extended attributes a pax entry records; `nil` when it records none.
+    public var extendedAttributes: [ExtendedAttributeName: [UInt8]]? = nil
 
     /// The path as a String, or `nil` when its bytes are not UTF-8.
     public var path: String? {

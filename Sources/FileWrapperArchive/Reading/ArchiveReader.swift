@@ -99,7 +99,7 @@ private struct TreeBuilder {
         let attributes = FileWrapper.Attributes(
             permissions: header.permissions,
             modificationDate: FileTimestamp(seconds: header.modified.seconds, nanoseconds: header.modified.nanoseconds),
-            owner: FileOwner(userID: header.owner.user, groupID: header.owner.group))
+            owner: header.owner.map { FileOwner(userID: $0.user, groupID: $0.group) })
 
         if let target = header.hardlinkTarget {
             let targetNames = try EntryPath(target, entry: path, role: "the hard link's target", archive: handle.name, limits: limits).components

@@ -21,11 +21,29 @@ import FileWrapperKit
 /// member's local header is read once. What is kept is where the data of
 /// each checked member begins, so that a member whose data libarchive
 /// finds anywhere else (after a local header the directory does not list)
-/// is refused as well.
+/// is refused as well, and what the two headers record of the member
+/// (``Member``), which libarchive reads otherwise.
 struct ZipCentralNames {
-    /// Where the data of each checked member begins, sorted, and the
-    /// member's name as its local header stores it (``Name/stored``).
-    private let members: [(dataStart: Int64, name: [UInt8])]
+    /// What a checked member's headers record.
+    struct Member {
+        /// The name as its local header stores it (``Name/stored``).
+        var name: [UInt8]
+        /// Permission bits (with set-user-ID, set-group-ID and sticky);
+        /// nil when the zip does not record them (``ZipRecordedMetadata``).
+        var permissions: UInt16?
+        /// nil when only an MS-DOS date and time record it (``ZipRecordedMetadata``).
+        var modified: FileTimestamp?
+        /// The expanded size the central directory gives.
+        var size: UInt64
+    }
+
+    /// Where the data of each checked member begins, sorted, and its records.
+    private let members: [(dataStart: Int64, member: Member)]
+    /// Where the data of each checked member ends (its compressed size
+    /// after its start), sorted, and the member's index in ``members``:
+    /// libarchive has read a symbolic link's target, its data, when it
+    /// gives its header.
+    private let ends: [(dataEnd: Int64, index: Int)]
 
     /// Reads the central directory of the zip in `source` and checks each
     /// member's local header against it; nil when there is no central
@@ -40,19 +58,24 @@ struct ZipCentralNames {
         // As libarchive corrects them: by how far the directory is from where the end record says.
         let correction = start - location.offset
         var reader = ZipDirectory.PieceReader(source: source, start: start, end: location.end)
-        var starts: [(dataStart: Int64, name: [UInt8])] = []
+        var starts: [(dataStart: Int64, dataEnd: Int64?, member: Member)] = []
         while let fixed = reader.peek(46), fixed.u32(0) == 0x0201_4b50 {
             let (nameLength, extraLength, commentLength) = (fixed.u16(28), fixed.u16(30), fixed.u16(32))
             guard let record = reader.peek(46 + nameLength + extraLength + commentLength) else { return nil }
             reader.advance(record.count)
             let fields = Self.extraFields(record.bytes(46 + nameLength, count: extraLength))
-            var offset = UInt64(record.u32(42))
-            if offset == 0xFFFF_FFFF {
-                // In the zip64 field, after the two sizes where they are at 0xFFFFFFFF too.
-                let at = (record.u32(24) == 0xFFFF_FFFF ? 8 : 0) + (record.u32(20) == 0xFFFF_FFFF ? 8 : 0)
-                guard let zip64 = fields.first(where: { $0.id == 0x0001 })?.data, at + 8 <= zip64.count else { return nil }
-                offset = zip64.dropFirst(at).prefix(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+            // Size, compressed size, local header offset: those at 0xFFFFFFFF are in the zip64 field, in this order.
+            var values = [UInt64(record.u32(24)), UInt64(record.u32(20)), UInt64(record.u32(42))]
+            if values.contains(0xFFFF_FFFF) {
+                guard let zip64 = fields.first(where: { $0.id == 0x0001 })?.data else { return nil }
+                var at = zip64.startIndex
+                for index in values.indices where values[index] == 0xFFFF_FFFF {
+                    guard at + 8 <= zip64.endIndex else { return nil }
+                    values[index] = zip64[at..<(at + 8)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+                    at += 8
+                }
             }
+            let (size, compressedSize, offset) = (values[0], values[1], values[2])
             let at = Int64(clamping: offset).addingReportingOverflow(correction)
             // One read where the local header is as long as the central record's name and extra field, as it usually is.
             guard !at.overflow, at.partialValue >= 0, at.partialValue <= total - 30,
@@ -65,29 +88,48 @@ struct ZipCentralNames {
                 local = whole
             }
             let centralName = Name(bytes: record.bytes(46, count: nameLength), flags: record.u16(8), fields: fields)
-            let localName = Name(bytes: local.bytes(30, count: localNameLength), flags: local.u16(6),
-                                 fields: Self.extraFields(local.bytes(30 + localNameLength, count: localExtraLength)))
+            let localFields = Self.extraFields(local.bytes(30 + localNameLength, count: localExtraLength))
+            let localName = Name(bytes: local.bytes(30, count: localNameLength), flags: local.u16(6), fields: localFields)
             guard localName.shown.elementsEqual(centralName.shown), localName.unicodePaths <= 1, centralName.unicodePaths <= 1 else {
                 throw ArchiveError(
                     .corrupt, archive: archive, entry: String(decoding: localName.shown, as: UTF8.self),
                     message: "the local header names this member \(localName), the central directory \(centralName); "
                         + "a zip whose local headers and central directory (what unzip and Python's zipfile list) disagree is refused")
             }
-            starts.append((at.partialValue + 30 + Int64(localNameLength + localExtraLength), localName.stored))
+            let recorded = ZipRecordedMetadata(
+                madeBy: record.u16(4), externalAttributes: record.u32(38), localFields: localFields, centralFields: fields)
+            let dataStart = at.partialValue + 30 + Int64(localNameLength + localExtraLength)
+            let dataEnd = dataStart.addingReportingOverflow(Int64(clamping: compressedSize))
+            starts.append((dataStart, dataEnd.overflow ? nil : dataEnd.partialValue,
+                           Member(name: localName.stored, permissions: recorded.permissions, modified: recorded.modified, size: size)))
         }
-        members = starts.sorted { $0.dataStart < $1.dataStart }
+        starts.sort { $0.dataStart < $1.dataStart }
+        members = starts.map { ($0.dataStart, $0.member) }
+        ends = starts.indices.compactMap { index in starts[index].dataEnd.map { ($0, index) } }.sorted { $0.dataEnd < $1.dataEnd }
     }
 
-    /// The name of the checked member whose data begins at `dataStart`,
-    /// as its local header stores it (``Name/stored``); nil when no
+    /// The checked member whose data begins at `dataStart`; nil when no
     /// checked member's does.
-    func name(dataStart: Int64) -> [UInt8]? {
+    func member(dataStart: Int64) -> Member? {
         var low = 0, high = members.count
         while low < high {
             let middle = (low + high) / 2
             if members[middle].dataStart < dataStart { low = middle + 1 } else { high = middle }
         }
-        return low < members.count && members[low].dataStart == dataStart ? members[low].name : nil
+        return low < members.count && members[low].dataStart == dataStart ? members[low].member : nil
+    }
+
+    /// The checked member whose data ends at `dataEnd` (a symbolic link,
+    /// once libarchive has read its target); nil when none or more than
+    /// one member's does (members that share their data).
+    func member(dataEnd: Int64) -> Member? {
+        var low = 0, high = ends.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ends[middle].dataEnd < dataEnd { low = middle + 1 } else { high = middle }
+        }
+        guard low < ends.count, ends[low].dataEnd == dataEnd, low + 1 == ends.count || ends[low + 1].dataEnd != dataEnd else { return nil }
+        return members[ends[low].index].member
     }
 
     /// A name without the UTF-8 flag as a reader decodes it (APPNOTE,
@@ -163,7 +205,7 @@ struct ZipCentralNames {
     }
 
     /// The extra fields in `bytes` in their order; a field cut short ends them.
-    private static func extraFields(_ bytes: ArraySlice<UInt8>) -> [(id: Int, data: ArraySlice<UInt8>)] {
+    static func extraFields(_ bytes: ArraySlice<UInt8>) -> [(id: Int, data: ArraySlice<UInt8>)] {
         var fields: [(id: Int, data: ArraySlice<UInt8>)] = []
         var at = bytes.startIndex
         while at + 4 <= bytes.endIndex {

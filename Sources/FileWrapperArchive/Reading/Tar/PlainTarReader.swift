@@ -408,7 +408,7 @@ extension PlainTarReader {
                 type: type,
                 permissions: UInt16(mode & 0o7777),
                 modified: (modified.seconds, modified.nanoseconds),
-                owner: (UInt32(truncatingIfNeeded: user), UInt32(truncatingIfNeeded: group)),
+                owner: UInt32(exactly: user).flatMap { user in UInt32(exactly: group).map { (user, $0) } },
                 symlinkTarget: block.type == UInt8(ascii: "2") ? linkBytes : nil,
                 hardlinkTarget: block.type == UInt8(ascii: "1") ? String(decoding: linkBytes, as: UTF8.self) : nil,
                 isEncrypted: false,
