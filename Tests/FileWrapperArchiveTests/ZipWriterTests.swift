@@ -273,7 +273,7 @@ import FileWrapperKit
         #expect(Array(record[54..<66]) == [0x01, 0x00, 0x08, 0x00] + fiveGiB, "a zip64 field holding the offset alone")
         #expect(record.count == 46 + 8 + 12 + 24)
 
-        let ends = ZipEntry.endRecords(count: 1, offset: (5 << 30) + 40, size: UInt64(record.count), thresholds: .format)
+        let ends = ZipDirectoryEnd(count: 1, size: UInt64(record.count), offset: (5 << 30) + 40).encoded(thresholds: .format)
         // The zip64 end record (56 bytes) with one entry, the directory's size and offset; its locator; the classic record.
         #expect(Array(ends[0..<4]) == [0x50, 0x4B, 0x06, 0x06] && ends[24] == 1 && ends[32] == 1 && ends[40] == 90)
         #expect(Array(ends[48..<56]) == [40, 0, 0, 0x40, 1, 0, 0, 0])

@@ -51,54 +51,42 @@ struct ZipCentralNames {
     /// and so must anything else that reads that zip). `archive` names the
     /// archive in errors.
     init?(source: ArchiveReadSource, archive: String) throws {
-        guard let total = source.size, let location = ZipDirectory.locateDirectory(in: source),
-              location.size >= 0, location.end <= total, location.size <= location.end,
-              let start = Self.directoryStart(in: source, from: location.end - location.size, to: location.end)
+        guard let total = source.size, let (end, endStart) = ZipDirectoryEnd.locate(in: source),
+              end.size <= UInt64(endStart), endStart <= total,
+              let start = Self.directoryStart(in: source, from: endStart - Int64(end.size), to: endStart)
         else { return nil }
         // As libarchive corrects them: by how far the directory is from where the end record says.
-        let correction = start - location.offset
-        var reader = ZipDirectory.PieceReader(source: source, start: start, end: location.end)
+        let correction = start - Int64(clamping: end.offset)
+        var reader = ZipPieceReader(source: source, start: start, end: endStart)
         var starts: [(dataStart: Int64, dataEnd: Int64?, member: Member)] = []
-        while let fixed = reader.peek(46), fixed.u32(0) == 0x0201_4b50 {
-            let (nameLength, extraLength, commentLength) = (fixed.u16(28), fixed.u16(30), fixed.u16(32))
-            guard let record = reader.peek(46 + nameLength + extraLength + commentLength) else { return nil }
-            reader.advance(record.count)
-            let fields = Self.extraFields(record.bytes(46 + nameLength, count: extraLength))
-            // Size, compressed size, local header offset: those at 0xFFFFFFFF are in the zip64 field, in this order.
-            var values = [UInt64(record.u32(24)), UInt64(record.u32(20)), UInt64(record.u32(42))]
-            if values.contains(0xFFFF_FFFF) {
-                guard let zip64 = fields.first(where: { $0.id == 0x0001 })?.data else { return nil }
-                var at = zip64.startIndex
-                for index in values.indices where values[index] == 0xFFFF_FFFF {
-                    guard at + 8 <= zip64.endIndex else { return nil }
-                    values[index] = zip64[at..<(at + 8)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
-                    at += 8
-                }
-            }
-            let (size, compressedSize, offset) = (values[0], values[1], values[2])
+        while let fixed = reader.peek(ZipCentralRecord.fixedLength), let length = ZipCentralRecord.length(decoding: fixed) {
+            guard let bytes = reader.peek(length), let record = ZipCentralRecord(decoding: bytes) else { return nil }
+            reader.advance(length)
+            let fields = ZipExtraFields(record.extra)
+            guard let (size, compressedSize, offset) = record.sizesAndOffset(fields) else { return nil }
             let at = Int64(clamping: offset).addingReportingOverflow(correction)
             // One read where the local header is as long as the central record's name and extra field, as it usually is.
-            guard !at.overflow, at.partialValue >= 0, at.partialValue <= total - 30,
-                  var local = ZipDirectory.read(source, at: at.partialValue, count: Int(min(Int64(30 + nameLength + extraLength), total - at.partialValue))),
-                  local.u32(0) == 0x0403_4b50
+            let guess = ZipLocalHeader.fixedLength + record.name.count + record.extra.count
+            guard !at.overflow, at.partialValue >= 0, at.partialValue <= total - Int64(ZipLocalHeader.fixedLength),
+                  var bytes = LittleEndianBytes(reading: source, at: at.partialValue, count: Int(min(Int64(guess), total - at.partialValue))),
+                  let localLength = ZipLocalHeader.length(decoding: bytes)
             else { continue }  // libarchive meets the damage when it reads this member
-            let (localNameLength, localExtraLength) = (local.u16(26), local.u16(28))
-            if 30 + localNameLength + localExtraLength > local.count {
-                guard let whole = ZipDirectory.read(source, at: at.partialValue, count: 30 + localNameLength + localExtraLength) else { continue }
-                local = whole
+            if localLength > bytes.count {
+                guard let whole = LittleEndianBytes(reading: source, at: at.partialValue, count: localLength) else { continue }
+                bytes = whole
             }
-            let centralName = Name(bytes: record.bytes(46, count: nameLength), flags: record.u16(8), fields: fields)
-            let localFields = Self.extraFields(local.bytes(30 + localNameLength, count: localExtraLength))
-            let localName = Name(bytes: local.bytes(30, count: localNameLength), flags: local.u16(6), fields: localFields)
+            guard let local = ZipLocalHeader(decoding: bytes) else { continue }
+            let localFields = ZipExtraFields(local.extra)
+            let centralName = Name(bytes: record.name, flags: record.flags, fields: fields)
+            let localName = Name(bytes: local.name, flags: local.flags, fields: localFields)
             guard localName.shown.elementsEqual(centralName.shown), localName.unicodePaths <= 1, centralName.unicodePaths <= 1 else {
                 throw ArchiveError(
                     .corrupt, archive: archive, entry: String(decoding: localName.shown, as: UTF8.self),
                     message: "the local header names this member \(localName), the central directory \(centralName); "
                         + "a zip whose local headers and central directory (what unzip and Python's zipfile list) disagree is refused")
             }
-            let recorded = ZipRecordedMetadata(
-                madeBy: record.u16(4), externalAttributes: record.u32(38), localFields: localFields, centralFields: fields)
-            let dataStart = at.partialValue + 30 + Int64(localNameLength + localExtraLength)
+            let recorded = ZipRecordedMetadata(central: record, centralFields: fields, localFields: localFields)
+            let dataStart = at.partialValue + Int64(localLength)
             let dataEnd = dataStart.addingReportingOverflow(Int64(clamping: compressedSize))
             starts.append((dataStart, dataEnd.overflow ? nil : dataEnd.partialValue,
                            Member(name: localName.stored, permissions: recorded.permissions, modified: recorded.modified, size: size)))
@@ -153,9 +141,9 @@ struct ZipCentralNames {
         /// holds and is UTF-8, else the name's bytes.
         var stored: [UInt8]
 
-        init(bytes: ArraySlice<UInt8>, flags: Int, fields: [(id: Int, data: ArraySlice<UInt8>)]) {
+        init(bytes: ArraySlice<UInt8>, flags: UInt16, fields: ZipExtraFields) {
             self.bytes = bytes
-            let paths = fields.filter { $0.id == 0x7075 }.map(\.data)
+            let paths = fields.all(ZipExtraFields.unicodePath)
             unicodePaths = paths.count
             // The field's data: version 1, the CRC-32 of the name's bytes, the name in UTF-8.
             if let field = paths.first, field.count > 5, field.first == 1 {
@@ -204,27 +192,13 @@ struct ZipCentralNames {
         ]
     }
 
-    /// The extra fields in `bytes` in their order; a field cut short ends them.
-    static func extraFields(_ bytes: ArraySlice<UInt8>) -> [(id: Int, data: ArraySlice<UInt8>)] {
-        var fields: [(id: Int, data: ArraySlice<UInt8>)] = []
-        var at = bytes.startIndex
-        while at + 4 <= bytes.endIndex {
-            let id = Int(bytes[at]) | Int(bytes[at + 1]) << 8
-            let length = Int(bytes[at + 2]) | Int(bytes[at + 3]) << 8
-            guard at + 4 + length <= bytes.endIndex else { break }
-            fields.append((id, bytes[(at + 4)..<(at + 4 + length)]))
-            at += 4 + length
-        }
-        return fields
-    }
-
     /// Where the central directory begins: the first record (or end record)
     /// signature from `start` on, as libarchive searches for it.
     private static func directoryStart(in source: ArchiveReadSource, from start: Int64, to end: Int64) -> Int64? {
-        var reader = ZipDirectory.PieceReader(source: source, start: start, end: end + 4)
+        var reader = ZipPieceReader(source: source, start: start, end: end + 4)
         var offset = start
         while let signature = reader.peek(4) {
-            if signature.u16(0) == 0x4b50, [0x0201, 0x0605, 0x0606].contains(signature.u16(2)) { return offset }
+            if [ZipCentralRecord.signature, ZipDirectoryEnd.signature, ZipDirectoryEnd.zip64Signature].contains(signature.u32(0)) { return offset }
             reader.advance(1)
             offset += 1
         }

@@ -49,11 +49,11 @@ struct ZipDirectory {
     /// the directory cannot be found or read, or lists more than
     /// `maxEntries` entries.
     init?(source: ArchiveReadSource, maxEntries: Int, maxSize: Int) {
-        guard let location = Self.locateDirectory(in: source), location.count <= maxEntries,
-              let (records, expandedBytes) = Self.readRecords(source, location, maxSize: maxSize)
+        guard let (end, _) = ZipDirectoryEnd.locate(in: source), end.count <= UInt64(maxEntries),
+              let (records, expandedBytes) = Self.readRecords(source, end, maxSize: maxSize)
         else { return nil }
         self.source = source
-        entryCount = location.count
+        entryCount = Int(end.count)
         self.expandedBytes = expandedBytes
         // Writers put them in order; the sort (a merge sort) passes once over sorted ones.
         self.records = records.sorted { $0.localHeader < $1.localHeader }
@@ -70,170 +70,45 @@ struct ZipDirectory {
         }
         guard low > 0 else { return nil }
         let record = records[low - 1]
-        guard Int64(record.size) == size, let header = Self.read(source, at: record.localHeader, count: 30),
-              header.u32(0) == 0x0403_4b50, header.u16(8) == record.method.rawValue, header.u16(6) & 1 == 0,
-              record.localHeader + 30 + Int64(header.u16(26)) + Int64(header.u16(28)) == dataOffset
+        guard Int64(record.size) == size,
+              let bytes = LittleEndianBytes(reading: source, at: record.localHeader, count: ZipLocalHeader.fixedLength),
+              let header = ZipLocalHeader.prefix(decoding: bytes), header.method == record.method.rawValue, !header.isEncrypted,
+              record.localHeader + Int64(header.length) == dataOffset
         else { return nil }
         return ZipMember(offset: dataOffset, compressedSize: record.compressedSize, size: record.size, crc: record.crc, method: record.method)
-    }
-
-    /// Where the central directory lies as the end record (and the zip64
-    /// end record that it may point to) gives it, how many entries it
-    /// lists, and where that end record itself begins.
-    static func locateDirectory(in source: ArchiveReadSource) -> (offset: Int64, size: Int64, count: Int, end: Int64)? {
-        guard let total = source.size, total >= 22 else { return nil }
-        // The end record is 22 bytes and a comment of up to 65,535.
-        let tailLength = Int(min(total, 22 + 0xFFFF))
-        let tailStart = total - Int64(tailLength)
-        guard let tail = read(source, at: tailStart, count: tailLength) else { return nil }
-        var at = tailLength - 22
-        while at >= 0, tail.u32(at) != 0x0605_4b50 { at -= 1 }
-        guard at >= 0, tail.u16(at + 4) == 0, tail.u16(at + 6) == 0, tail.u16(at + 8) == tail.u16(at + 10) else { return nil }
-        let (count, size, offset) = (tail.u16(at + 10), tail.u32(at + 12), tail.u32(at + 16))
-        guard count == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF else {
-            return (Int64(offset), Int64(size), Int(count), tailStart + Int64(at))
-        }
-        // Zip64: a locator just before the end record gives the zip64 end record's offset.
-        guard at >= 20, tail.u32(at - 20) == 0x0706_4b50,
-              let end64 = read(source, at: Int64(clamping: tail.u64(at - 12)), count: 56), end64.u32(0) == 0x0606_4b50,
-              end64.u64(32) <= UInt64(Int.max), end64.u64(40) <= UInt64(Int64.max), end64.u64(48) <= UInt64(Int64.max)
-        else { return nil }
-        return (Int64(end64.u64(48)), Int64(end64.u64(40)), Int(end64.u64(32)), Int64(clamping: tail.u64(at - 12)))
     }
 
     /// The records of the members worth keeping, read through the directory
     /// in pieces, and the bytes every member expands to; nil when it does
     /// not parse.
     private static func readRecords(
-        _ source: ArchiveReadSource, _ location: (offset: Int64, size: Int64, count: Int, end: Int64), maxSize: Int
+        _ source: ArchiveReadSource, _ end: ZipDirectoryEnd, maxSize: Int
     ) -> (records: [Record], expandedBytes: Int64)? {
-        guard let total = source.size, location.offset >= 0, location.count <= location.size / 46,
-              location.offset <= total - location.size
+        guard let total = source.size, end.size <= UInt64(Int64.max), end.count <= end.size / UInt64(ZipCentralRecord.fixedLength),
+              end.offset <= UInt64(total) - min(UInt64(total), end.size), end.size <= UInt64(total)
         else { return nil }
-        var reader = PieceReader(source: source, start: location.offset, end: location.offset + location.size)
+        let offset = Int64(end.offset)
+        var reader = ZipPieceReader(source: source, start: offset, end: offset + Int64(end.size))
         var records: [Record] = []
         var expandedBytes: Int64 = 0
-        for _ in 0..<location.count {
-            guard let fixed = reader.peek(46), fixed.u32(0) == 0x0201_4b50 else { return nil }
-            let (nameLength, extraLength, commentLength) = (fixed.u16(28), fixed.u16(30), fixed.u16(32))
-            guard let record = reader.peek(46 + nameLength + extraLength + commentLength) else { return nil }
-            reader.advance(record.count)
-            // size, compressed size, local header offset; those at 0xFFFFFFFF
-            // are in the zip64 extra field, in this order.
-            var values = [UInt64(record.u32(24)), UInt64(record.u32(20)), UInt64(record.u32(42))]
-            var extra = 46 + nameLength
-            let extraEnd = extra + extraLength
-            while extra + 4 <= extraEnd {
-                let (id, length) = (record.u16(extra), record.u16(extra + 2))
-                guard extra + 4 + length <= extraEnd else { return nil }
-                if id == 0x0001 {
-                    var field = extra + 4
-                    for index in values.indices where values[index] == 0xFFFF_FFFF {
-                        guard field + 8 <= extra + 4 + length else { return nil }
-                        values[index] = record.u64(field)
-                        field += 8
-                    }
-                }
-                extra += 4 + length
-            }
-            let (size, compressedSize, localHeader) = (values[0], values[1], values[2])
+        for _ in 0..<end.count {
+            guard let fixed = reader.peek(ZipCentralRecord.fixedLength), let length = ZipCentralRecord.length(decoding: fixed),
+                  let bytes = reader.peek(length), let record = ZipCentralRecord(decoding: bytes)
+            else { return nil }
+            reader.advance(length)
+            let fields = ZipExtraFields(record.extra)
+            guard fields.isWellFormed, let (size, compressedSize, localHeader) = record.sizesAndOffset(fields) else { return nil }
             // What a hostile directory declares may not fit: the sum stops at the largest.
             let (sum, overflow) = expandedBytes.addingReportingOverflow(Int64(clamping: size))
             expandedBytes = overflow ? .max : sum
-            guard let method = ZipMember.Method(rawValue: UInt16(record.u16(10))), record.u16(8) & 0x41 == 0,  // not encrypted
+            guard let method = ZipMember.Method(rawValue: record.method), record.flags & 0x41 == 0,  // not encrypted
                   size <= UInt64(maxSize), compressedSize <= UInt64(maxSize), localHeader < UInt64(total),
                   method == .deflated || compressedSize == size
             else { continue }
             records.append(Record(localHeader: Int64(localHeader), compressedSize: Int(compressedSize), size: Int(size),
-                                  crc: record.u32(16), method: method))
+                                  crc: record.crc, method: method))
         }
         return (records, expandedBytes)
-    }
-
-    /// `count` bytes at `offset` from the archive's start; nil when they cannot all be read.
-    static func read(_ source: ArchiveReadSource, at offset: Int64, count: Int) -> LittleEndianBytes? {
-        var bytes = [UInt8](repeating: 0, count: count)
-        guard bytes.withUnsafeMutableBytes({ source.copyBytes(at: offset, into: $0) }) else { return nil }
-        return LittleEndianBytes(bytes: bytes)
-    }
-
-    /// Reads a span of the archive in pieces of 1 MiB or more, so that a
-    /// record of any length (at most 46 + 3 × 65,535 bytes) is whole in one.
-    struct PieceReader {
-        let source: ArchiveReadSource
-        /// The archive offset of the piece's first byte, and the span's end.
-        var start: Int64
-        let end: Int64
-        var piece = LittleEndianBytes(bytes: [])
-        /// Bytes of the piece consumed.
-        var used = 0
-
-        init(source: ArchiveReadSource, start: Int64, end: Int64) {
-            self.source = source
-            self.start = start
-            self.end = end
-        }
-
-        /// The next `count` bytes, not consumed; nil past the span's end.
-        mutating func peek(_ count: Int) -> LittleEndianBytes? {
-            if piece.count - used < count {
-                start += Int64(used)
-                let length = Int(min(end - start, Int64(max(count, 1 << 20))))
-                guard length >= count, let next = ZipDirectory.read(source, at: start, count: length) else { return nil }
-                piece = next
-                used = 0
-            }
-            return piece.dropFirst(used, keeping: count)
-        }
-
-        mutating func advance(_ count: Int) {
-            used += count
-        }
-    }
-}
-
-/// Bytes read as little-endian integers, from `base` on, sharing the
-/// array's storage; every offset is checked by the caller against `count`
-/// first.
-struct LittleEndianBytes {
-    private let bytes: [UInt8]
-    private let base: Int
-    let count: Int
-
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
-        base = 0
-        count = bytes.count
-    }
-
-    private init(bytes: [UInt8], base: Int, count: Int) {
-        self.bytes = bytes
-        self.base = base
-        self.count = count
-    }
-
-    /// The `count` bytes after the first `start`.
-    func dropFirst(_ start: Int, keeping count: Int) -> LittleEndianBytes {
-        precondition(start + count <= self.count)
-        return LittleEndianBytes(bytes: bytes, base: base + start, count: count)
-    }
-
-    /// The `count` bytes after the first `start`.
-    func bytes(_ start: Int, count: Int) -> ArraySlice<UInt8> {
-        precondition(start + count <= self.count)
-        return bytes[(base + start)..<(base + start + count)]
-    }
-
-    func u16(_ at: Int) -> Int {
-        Int(bytes[base + at]) | Int(bytes[base + at + 1]) << 8
-    }
-
-    func u32(_ at: Int) -> UInt32 {
-        UInt32(u16(at)) | UInt32(u16(at + 2)) << 16
-    }
-
-    func u64(_ at: Int) -> UInt64 {
-        UInt64(u32(at)) | UInt64(u32(at + 4)) << 32
     }
 }
 

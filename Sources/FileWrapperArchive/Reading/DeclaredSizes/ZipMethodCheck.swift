@@ -13,7 +13,7 @@ import Glibc
 /// Encrypted members are left alone: without a passphrase libarchive
 /// decodes nothing.
 final class ZipMethodCheck: DeclaredSizeCheck {
-    private static let signature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+    private static let signature = withUnsafeBytes(of: ZipLocalHeader.signature.littleEndian, Array.init)
 
     /// A local header found, and its bytes (and the member data's first)
     /// gathered so far.
@@ -119,12 +119,13 @@ final class ZipMethodCheck: DeclaredSizeCheck {
 
     /// What a local header's first bytes, `bytes`, call for.
     private static func verdict(_ bytes: [UInt8], start: Int64, budget: MemoryBudget) -> Verdict {
-        guard bytes.count >= 30 else { return .needs(30) }
-        let (flags, method) = (u16(bytes, 6), u16(bytes, 8))
-        let dataStart = 30 + u16(bytes, 26) + u16(bytes, 28)
-        guard flags & 1 == 0, [14, 93, 95, 98].contains(method) else { return .fine }
-        guard bytes.count >= dataStart else { return .needs(dataStart) }
-        let member = PathDisplay.text(bytes[30..<(30 + min(u16(bytes, 26), 200))])
+        guard bytes.count >= ZipLocalHeader.fixedLength else { return .needs(ZipLocalHeader.fixedLength) }
+        guard let prefix = ZipLocalHeader.prefix(decoding: LittleEndianBytes(bytes: bytes)),
+              !prefix.isEncrypted, [14, 93, 95, 98].contains(prefix.method)
+        else { return .fine }
+        let (method, dataStart) = (Int(prefix.method), prefix.length)
+        guard bytes.count >= dataStart, let header = ZipLocalHeader(decoding: LittleEndianBytes(bytes: bytes)) else { return .needs(dataStart) }
+        let member = PathDisplay.text(header.name.prefix(200))
         func refusal(_ what: String, _ needed: UInt64) -> Verdict {
             .refused(budget.refusal("the zip member \"\(member)\" at byte \(start) is compressed with \(what), which needs \(needed) bytes of memory to decode"))
         }

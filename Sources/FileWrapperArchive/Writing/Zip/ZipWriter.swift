@@ -186,8 +186,8 @@ final class ZipWriter: ArchiveEntryWriter {
         for block in centralDirectory.blocks {
             try block.withUnsafeBytes { try output.write($0, entry: nil) }
         }
-        let end = ZipEntry.endRecords(
-            count: centralDirectory.count, offset: directoryOffset, size: centralDirectory.size, thresholds: thresholds)
+        let end = ZipDirectoryEnd(count: UInt64(centralDirectory.count), size: centralDirectory.size, offset: directoryOffset)
+            .encoded(thresholds: thresholds)
         try end.withUnsafeBytes { try output.write($0, entry: nil) }
         try output.flush(entry: nil)
     }

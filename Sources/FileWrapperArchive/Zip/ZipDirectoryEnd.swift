@@ -1,0 +1,68 @@
+/// Where a zip's central directory lies and how many records it holds:
+/// the end of central directory record (APPNOTE 4.3.16), with the zip64
+/// end record (4.3.14) and its locator (4.3.15) before it when a count or
+/// a position does not fit. Encoded by the writer, found and decoded by
+/// the readers that look beside libarchive.
+struct ZipDirectoryEnd {
+    static let signature: UInt32 = 0x0605_4B50
+    static let zip64Signature: UInt32 = 0x0606_4B50
+    static let locatorSignature: UInt32 = 0x0706_4B50
+    /// The end record's length without its comment.
+    static let fixedLength = 22
+
+    /// How many records the central directory holds.
+    var count: UInt64
+    /// The central directory's size and offset.
+    var size: UInt64
+    var offset: UInt64
+
+    /// The records, with a zip64 end record and its locator first when a
+    /// count or a position does not fit the classic record (is at or past
+    /// `thresholds`), where it then reads 0xFFFF or 0xFFFFFFFF.
+    func encoded(thresholds: Zip64Thresholds) -> [UInt8] {
+        var bytes = ZipBytes(capacity: 98)
+        if count >= thresholds.entries || offset >= thresholds.bytes || size >= thresholds.bytes {
+            // The record's size after this field, made by and needed, disk numbers.
+            bytes.u32(Self.zip64Signature)
+            bytes.u64(44)
+            bytes.u16(3 << 8 | 45, 45)
+            bytes.u32(0, 0)
+            bytes.u64(count, count, size, offset)
+            // The locator: the zip64 end record's disk and offset, the disk count.
+            bytes.u32(Self.locatorSignature, 0)
+            bytes.u64(offset + size)
+            bytes.u32(1)
+        }
+        let count16 = count >= thresholds.entries ? UInt16.max : UInt16(count)
+        bytes.u32(Self.signature)
+        bytes.u16(0, 0, count16, count16)
+        bytes.u32(size >= thresholds.bytes ? .max : UInt32(size), offset >= thresholds.bytes ? .max : UInt32(offset))
+        bytes.u16(0)
+        return bytes.bytes
+    }
+
+    /// The end of the zip in `source`, from the last end record in its last
+    /// 22 + 65,535 bytes (a comment may follow it) and the zip64 end record
+    /// that its locator points to, and where that end record begins; nil
+    /// when there is none, it spans disks, or a zip64 value is out of range.
+    static func locate(in source: ArchiveReadSource) -> (end: ZipDirectoryEnd, at: Int64)? {
+        guard let total = source.size, total >= Int64(fixedLength) else { return nil }
+        let tailLength = Int(min(total, Int64(fixedLength + 0xFFFF)))
+        let tailStart = total - Int64(tailLength)
+        guard let tail = LittleEndianBytes(reading: source, at: tailStart, count: tailLength) else { return nil }
+        var at = tailLength - fixedLength
+        while at >= 0, tail.u32(at) != signature { at -= 1 }
+        guard at >= 0, tail.u16(at + 4) == 0, tail.u16(at + 6) == 0, tail.u16(at + 8) == tail.u16(at + 10) else { return nil }
+        let (count, size, offset) = (tail.u16(at + 10), tail.u32(at + 12), tail.u32(at + 16))
+        guard count == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF else {
+            return (ZipDirectoryEnd(count: UInt64(count), size: UInt64(size), offset: UInt64(offset)), tailStart + Int64(at))
+        }
+        // Zip64: a locator just before the end record gives the zip64 end record's offset.
+        guard at >= 20, tail.u32(at - 20) == locatorSignature,
+              let end64 = LittleEndianBytes(reading: source, at: Int64(clamping: tail.u64(at - 12)), count: 56),
+              end64.u32(0) == zip64Signature,
+              end64.u64(32) <= UInt64(Int.max), end64.u64(40) <= UInt64(Int64.max), end64.u64(48) <= UInt64(Int64.max)
+        else { return nil }
+        return (ZipDirectoryEnd(count: end64.u64(32), size: end64.u64(40), offset: end64.u64(48)), Int64(clamping: tail.u64(at - 12)))
+    }
+}
