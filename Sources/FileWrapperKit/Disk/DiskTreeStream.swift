@@ -241,12 +241,17 @@ package final class DiskTreeStream: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// A directory's entry to visit: its name, and what `lstat` said but
-    /// for a regular file, which is opened and `fstat`ed instead (one path
-    /// lookup a file, where the kernel spends most of a pack's time).
+    /// A directory's entry to visit: its name, as a key and as bytes
+    /// followed by a NUL, and what `lstat` said but for a regular file,
+    /// which is opened and `fstat`ed instead (one path lookup a file, where
+    /// the kernel spends most of a pack's time).
     private struct Child {
         var name: String
+        var cName: [UInt8]
         var info: stat?
+
+        /// The name's bytes, without the NUL.
+        var bytes: [UInt8] { Array(cName.dropLast()) }
     }
 
     private func walkTree() throws {
@@ -255,30 +260,24 @@ package final class DiskTreeStream: @unchecked Sendable {
             let (parent, name) = TreeReader.split(root)
             let parentFd = try Syscall.open(parent, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parent })
             defer { Syscall.close(parentFd) }
-            if let entry = try entry(Child(name: name, info: info), path: name, in: parentFd, display: { self.root }) {
+            if let entry = try entry(Child(name: name, cName: Array(name.utf8) + [0], info: info), path: name, in: parentFd, display: { self.root }) {
                 _ = deliver(entry)
             }
             return
         }
-        let fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { self.root })
-        let cursor = try DirectoryCursor(root: fd, path: root)
-        // Each frame: a directory's path below the root (with a trailing
-        // slash, empty at the root) and its entries still to give, last first.
-        var frames: [(prefix: String, pending: [Child])] = [("", try children(at: cursor, first: firstName))]
-        while !frames.isEmpty {
-            guard let child = frames[frames.count - 1].pending.popLast() else {
-                frames.removeLast()
-                if !frames.isEmpty { try cursor.leave() }
-                continue
-            }
-            let path = frames[frames.count - 1].prefix + child.name
+        // The context of a directory: its path below the root, with a
+        // trailing slash (empty at the root).
+        var walk = try DirectoryWalk<String, Child>(root: root)
+        let cursor = walk.cursor
+        walk.push("", children: try children(at: cursor, first: firstName))
+        while let (child, prefix) = try walk.next() {
+            let path = prefix + child.name
             guard let entry = try entry(child, path: path, in: cursor.current, display: { cursor.path(child.name) }) else { continue }
             guard deliver(entry) else { return }
             if entry.kind == .directory {
-                let fd = try Syscall.open(child.name, in: cursor.current, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { cursor.path(child.name) })
-                try cursor.enter(fd, name: Array(child.name.utf8))
+                try walk.enter(child.bytes)
                 wakeCaller()
-                frames.append((path + "/", try children(at: cursor, first: nil)))
+                walk.push(path + "/", children: try children(at: cursor, first: nil))
             }
         }
     }
@@ -287,26 +286,15 @@ package final class DiskTreeStream: @unchecked Sendable {
     /// bytes (so that popping gives them sorted), `first` popping first.
     private func children(at cursor: DirectoryCursor, first: String?) throws -> [Child] {
         let fd = cursor.current
-        var seen = Set<String>()
+        var keys = DirectoryListing.StringNames(at: cursor)
         var children: [Child] = []
         try Syscall.forEachName(inDirectory: fd, path: { cursor.path() }) { (buffer, type) throws(FileWrapperError) in
             let bytes = Array(buffer)
-            guard let name = String(validating: bytes, as: UTF8.self) else {
-                throw FileWrapperError(
-                    .invalidName, path: cursor.path(bytes: bytes),
-                    detail: "the name is not valid UTF-8, so it cannot be a String key")
-            }
-            if let index = seen.firstIndex(of: name) {
-                throw FileWrapperError(
-                    .duplicateName, path: cursor.path() + "/" + PathDisplay.escapedScalars(seen[index]),
-                    otherPath: cursor.path() + "/" + PathDisplay.escapedScalars(name),
-                    detail: "the two names are canonically equivalent, so Swift sees one String key")
-            }
-            seen.insert(name)
+            let name = try keys.key(bytes)
             let info = Int(type) == DT_REG ? nil : try Syscall.status(ofBytes: bytes, in: fd, path: { cursor.path(bytes: bytes) })
-            children.append(Child(name: name, info: info))
+            children.append(Child(name: name, cName: Array(UnsafeBufferPointer(start: buffer.baseAddress, count: buffer.count + 1)), info: info))
         }
-        children.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        children.sort { $0.cName.lexicographicallyPrecedes($1.cName) }
         if let first, let index = children.firstIndex(where: { $0.name == first }) {
             children.insert(children.remove(at: index), at: 0)
         }
@@ -317,7 +305,13 @@ package final class DiskTreeStream: @unchecked Sendable {
     /// read ahead or opened; nil for an excluded file.
     private func entry(_ child: Child, path: String, in directory: CInt, display: @escaping Syscall.Path) throws -> DiskTreeEntry? {
         var opened: (fd: CInt, info: stat)?
-        if child.info == nil { opened = try openListedFile(child.name, in: directory, display: display) }
+        if child.info == nil {
+            opened = try child.cName.withUnsafeBufferPointer { cName throws(FileWrapperError) in
+                try cName.withMemoryRebound(to: CChar.self) { cName throws(FileWrapperError) in
+                    try DirectoryListing.openListedFile(cName.baseAddress!, in: directory, path: display)
+                }
+            }
+        }
         defer { if let opened { Syscall.close(opened.fd) } }
         let info: stat
         if let listed = child.info {
@@ -337,7 +331,7 @@ package final class DiskTreeStream: @unchecked Sendable {
             entry.kind = .directory
         case .symbolicLink:
             entry.kind = .symbolicLink
-            entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: Array(child.name.utf8), in: directory, path: display)
+            entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: child.bytes, in: directory, path: display)
         case .regularFile:
             entry.size = Int(info.st_size)
             let fd: CInt
@@ -354,25 +348,6 @@ package final class DiskTreeStream: @unchecked Sendable {
                 detail: "a device node, FIFO or socket cannot be held in a file wrapper")
         }
         return entry
-    }
-
-    /// Opens `name`, listed as a regular file by its directory entry, and
-    /// `fstat`s it; nil when it has become a symbolic link or a socket,
-    /// which cannot be opened so. O_NONBLOCK and O_NOCTTY: should it have
-    /// become a FIFO or a terminal, opening it neither waits nor adopts it.
-    private func openListedFile(_ name: String, in directory: CInt, display: @escaping Syscall.Path) throws(FileWrapperError) -> (fd: CInt, info: stat)? {
-        let fd: CInt
-        do throws(FileWrapperError) {
-            fd = try Syscall.open(name, in: directory, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, path: display)
-        } catch where error.errno == .tooManySymbolicLinkLevels || error.errno == .noSuchAddressOrDevice {
-            return nil
-        }
-        do throws(FileWrapperError) {
-            return (fd, try Syscall.status(of: fd, path: display))
-        } catch {
-            Syscall.close(fd)
-            throw error
-        }
     }
 
     /// Opens the regular file `name` that `fstatat` found as `info`, and

@@ -29,38 +29,35 @@ struct TreeReader {
             wrapper.attributes = FileWrapper.Attributes(info, extendedAttributes: [:])
             wrapper.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: Array(path.utf8), in: AT_FDCWD, path: { path })
         case .directory:
-            let fd = try Syscall.open(path, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { path })
-            let cursor = try DirectoryCursor(root: fd, path: path)
+            var walk = try DirectoryWalk<DiskLocation, Subdirectory>(root: path)
+            let cursor = walk.cursor
             let xattrs = try ExtendedAttributes.read(.descriptor(cursor.current), displayPath: { path })
             wrapper.become(.directory)
             wrapper.attributes = FileWrapper.Attributes(try Syscall.status(of: cursor.current, path: { path }), extendedAttributes: xattrs)
-            try readTree(into: wrapper, cursor: cursor, location: DiskLocation(root: path))
+            try readTree(into: wrapper, walk: &walk, location: DiskLocation(root: path))
         case .other:
             throw FileWrapperError(.unsupportedFileType, path: path, detail: "not a regular file, directory or symbolic link")
         }
     }
 
-    /// A directory still to be read and the location of its parent.
-    private struct Frame {
-        let location: DiskLocation
-        var subdirectories: [(name: String, wrapper: FileWrapper)]
+    /// A subdirectory whose own entries are still to be read: its name
+    /// as bytes and as its parent's key, and its wrapper.
+    private struct Subdirectory {
+        let name: [UInt8]
+        let key: String
+        let wrapper: FileWrapper
     }
 
-    /// Reads the directory at the cursor, then every directory below it,
-    /// depth first with an explicit stack.
-    private func readTree(into root: FileWrapper, cursor: DirectoryCursor, location: DiskLocation) throws(FileWrapperError) {
-        var frames = [Frame(location: location, subdirectories: try readChildren(of: root, cursor: cursor, location: location))]
-        while !frames.isEmpty {
-            guard let (name, child) = frames[frames.count - 1].subdirectories.popLast() else {
-                frames.removeLast()
-                if !frames.isEmpty { try cursor.leave() }
-                continue
-            }
-            let fd = try Syscall.openDirectory(name, in: cursor.current, path: { cursor.path(name) })
-            try cursor.enter(fd, name: Array(name.utf8))
-            let childLocation = DiskLocation(name: name, in: frames[frames.count - 1].location)
-            let subdirectories = try readChildren(of: child, cursor: cursor, location: childLocation)
-            frames.append(Frame(location: childLocation, subdirectories: subdirectories))
+    /// Reads the directory at the walk's root, then every directory below
+    /// it, depth first.
+    private func readTree(
+        into root: FileWrapper, walk: inout DirectoryWalk<DiskLocation, Subdirectory>, location: DiskLocation
+    ) throws(FileWrapperError) {
+        walk.push(location, children: try readChildren(of: root, cursor: walk.cursor, location: location))
+        while let (subdirectory, parent) = try walk.next() {
+            try walk.enter(subdirectory.name)
+            let childLocation = DiskLocation(name: subdirectory.key, in: parent)
+            walk.push(childLocation, children: try readChildren(of: subdirectory.wrapper, cursor: walk.cursor, location: childLocation))
         }
     }
 
@@ -69,28 +66,17 @@ struct TreeReader {
     /// read yet.
     private func readChildren(
         of directory: FileWrapper, cursor: DirectoryCursor, location: DiskLocation
-    ) throws(FileWrapperError) -> [(name: String, wrapper: FileWrapper)] {
+    ) throws(FileWrapperError) -> [Subdirectory] {
         let fd = cursor.current
         let names = try Syscall.names(inDirectory: fd, path: { cursor.path() })
         let previous = directory.children
         var children: [String: FileWrapper] = [:]
         children.reserveCapacity(names.count)
-        var subdirectories: [(name: String, wrapper: FileWrapper)] = []
+        var subdirectories: [Subdirectory] = []
+        var keys = DirectoryListing.StringNames(at: cursor, capacity: names.count)
 
         for bytes in names {
-            guard let name = String(validating: bytes, as: UTF8.self) else {
-                throw FileWrapperError(
-                    .invalidName, path: cursor.path(bytes: bytes),
-                    detail: "the name is not valid UTF-8, so it cannot be a String key")
-            }
-            if let index = children.index(forKey: name) {
-                let directoryPath = cursor.path()
-                throw FileWrapperError(
-                    .duplicateName,
-                    path: directoryPath + "/" + PathDisplay.escapedScalars(children.keys[index]),
-                    otherPath: directoryPath + "/" + PathDisplay.escapedScalars(name),
-                    detail: "the two names are canonically equivalent, so Swift sees one String key")
-            }
+            let name = try keys.key(bytes)
             let info = try Syscall.status(of: name, in: fd, path: { cursor.path(name) })
             let kind = InodeKind(mode: info.st_mode)
             let child = Self.reusable(previous[name], for: kind) ?? FileWrapper(kind: .regularFile)
@@ -107,7 +93,7 @@ struct TreeReader {
                 let xattrs = try ExtendedAttributes.read(name, in: fd, path: { cursor.path(name) })
                 child.become(.directory)
                 child.attributes = FileWrapper.Attributes(info, extendedAttributes: xattrs)
-                subdirectories.append((name, child))
+                subdirectories.append(Subdirectory(name: bytes, key: name, wrapper: child))
             case .other:
                 throw FileWrapperError(
                     .unsupportedFileType, path: cursor.path(name),

@@ -225,53 +225,35 @@ private struct DiskWalkWorker: ~Copyable {
         chunk = EntryChunk()
     }
 
+    /// A walk of one subtree: each directory's context is its path below
+    /// the root, its children to visit the names of its subdirectories.
+    private typealias Subtree = DirectoryWalk<[UInt8], [UInt8]>
+
     /// Reads the directory `fd`, which it takes over, and everything below it.
     private mutating func readSubtree(_ fd: CInt, path: [UInt8]) throws(FileWrapperError) {
         let cursor = try DirectoryCursor(root: fd, path: displayPath(path))
         try addDirectory(path, info: try Syscall.status(of: fd, path: { cursor.path() }), fd: fd, cursor: cursor)
-        // Frame i is the directory at the cursor's depth i.
-        var frames: [Frame] = [Frame(path: path, subdirectories: try readDirectory(cursor, path: path))]
-        while !frames.isEmpty, !walk.hasFailed {
+        var subtree = Subtree(cursor: cursor)
+        subtree.push(path, children: try readDirectory(cursor, path: path))
+        while !walk.hasFailed {
             if walk.wantsWork {
-                try share(&frames, cursor: cursor)
+                try share(&subtree)
             }
-            let top = frames.count - 1
-            guard let name = frames[top].subdirectories.popLast() else {
-                frames.removeLast()
-                if !frames.isEmpty { try cursor.leave() }
-                continue
-            }
-            let childPath = Self.join(frames[top].path, name)
-            let child = try Syscall.open(bytes: name, in: cursor.current, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { cursor.path(bytes: name) })
-            let info = try cursor.enter(child, name: name)
-            try addDirectory(childPath, info: info, fd: child, cursor: cursor)
-            frames.append(Frame(path: childPath, subdirectories: try readDirectory(cursor, path: childPath)))
+            guard let (name, parentPath) = try subtree.next() else { break }
+            let childPath = Self.join(parentPath, name)
+            let info = try subtree.enter(name)
+            try addDirectory(childPath, info: info, fd: cursor.current, cursor: cursor)
+            subtree.push(childPath, children: try readDirectory(cursor, path: childPath))
         }
     }
 
-    /// A directory being walked: its path below the root and its
-    /// subdirectories still to enter.
-    private struct Frame {
-        let path: [UInt8]
-        var subdirectories: [[UInt8]]
-    }
-
-    /// Hands a waiting worker the subdirectory still to enter that is
-    /// nearest the root, which likely holds the most work, while keeping
-    /// at least one of them: a chain of single subdirectories does not
-    /// pass between workers.
-    private func share(_ frames: inout [Frame], cursor: DirectoryCursor) throws(FileWrapperError) {
-        var toEnter = 0
-        for frame in frames where toEnter < 2 {
-            toEnter += frame.subdirectories.count
-        }
-        guard toEnter > 1,
-            let depth = frames.firstIndex(where: { !$0.subdirectories.isEmpty }),
-            let parent = cursor.descriptor(atDepth: depth)
-        else { return }
-        let name = frames[depth].subdirectories.removeFirst()
-        let path = Self.join(frames[depth].path, name)
-        let fd = try Syscall.open(bytes: name, in: parent, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { displayPath(path) })
+    /// Hands a waiting worker, open, the subdirectory still to enter that
+    /// is nearest the root, which likely holds the most work
+    /// (``DirectoryWalk/handOver()``).
+    private func share(_ subtree: inout Subtree) throws(FileWrapperError) {
+        guard let (name, parentPath, parent) = subtree.handOver() else { return }
+        let path = Self.join(parentPath, name)
+        let fd = try DirectoryListing.openSubdirectory(name, in: parent, path: { displayPath(path) })
         walk.give(directory: fd, path: path)
     }
 
@@ -313,19 +295,13 @@ private struct DiskWalkWorker: ~Copyable {
         subdirectories: inout [[UInt8]]
     ) throws(FileWrapperError) {
         let path = { cursor.path(bytes: Array(name)) }
-        let fd: CInt
-        do throws(FileWrapperError) {
-            // O_NONBLOCK and O_NOCTTY: should it have become a FIFO or a
-            // terminal, opening it neither waits nor adopts it.
-            let cName = UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self)
-            fd = try Syscall.open(cName: cName, in: directory, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, path: path)
-        } catch where error.errno == .tooManySymbolicLinkLevels || error.errno == .noSuchAddressOrDevice {
+        let cName = UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self)
+        guard let (fd, info) = try DirectoryListing.openListedFile(cName, in: directory, path: path) else {
             // A symbolic link, or a socket, now.
             return try readListed(Array(name), in: directory, directoryPath: directoryPath, cursor: cursor, mayOpen: false, subdirectories: &subdirectories)
         }
         var queued = false
         defer { if !queued { Syscall.close(fd) } }
-        let info = try Syscall.status(of: fd, path: path)
         guard InodeKind(mode: info.st_mode) == .regularFile else {
             return try readListed(Array(name), in: directory, directoryPath: directoryPath, cursor: cursor, mayOpen: false, subdirectories: &subdirectories)
         }
