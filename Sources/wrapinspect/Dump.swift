@@ -18,7 +18,12 @@ struct Dump: ParsableCommand {
             symbolic links show "-> target" and are not followed, hard links in \
             an archive show "=> path". Entries are sorted by the bytes of their \
             names. The last line counts every entry below PATH, including those \
-            that --max-depth leaves out, and adds up the sizes of the files.
+            that --max-depth leaves out, and adds up the sizes of the files. \
+            A folder that cannot be opened or listed (or, with --digests, a \
+            file that cannot be read) is listed with its error, everything \
+            else as usual, and dump then names it on standard error and \
+            exits 2, as ls -R and find do; --json then writes version 2, a \
+            partial listing (docs/manifest-format.md).
 
             With --stored, an archive's entries are listed as they are stored, \
             in order, one line each (mode, size in bytes, path), as bsdtar -tv \
@@ -68,10 +73,10 @@ struct Dump: ParsableCommand {
             return try listStored()
         }
         // A manifest file carries its digests; anything else is hashed only when asked.
-        let manifest = try input.manifest(of: path, hashingContents: digests)
+        let manifest = try input.manifest(of: path, hashingContents: digests, keepingUnreadable: true)
         if json {
             try StandardOutput.write(manifest.encoded(as: .json))
-            return
+            return try reportUnreadable(of: manifest)
         }
         let listing = TreeListing(manifest, rootName: path, maxDepth: maxDepth, showsDigests: digests)
         for line in listing.renderedLines() {
@@ -81,6 +86,18 @@ struct Dump: ParsableCommand {
         if digests, let digest = manifest.treeDigestText {
             try StandardOutput.line("tree digest \(digest)")
         }
+        try reportUnreadable(of: manifest)
+    }
+
+    /// After the listing, names each folder or file that could not be read
+    /// on standard error and exits 2, as `ls -R` and `find` do.
+    private func reportUnreadable(of manifest: Manifest) throws {
+        guard manifest.isPartial else { return }
+        try StandardOutput.flush()
+        for unreadable in manifest.unreadable {
+            printError(unreadable.error.description)
+        }
+        throw ExitCode(WrapInspect.troubleStatus)
     }
 
     /// Prints each entry of the archive at ``path`` as libarchive reads it,

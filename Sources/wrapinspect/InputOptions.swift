@@ -44,8 +44,12 @@ struct InputOptions: ParsableArguments {
     /// The manifest of `path`, whatever it holds, with every file hashed
     /// unless `hashingContents` is false. Shows progress on standard error
     /// when it is a terminal.
-    func manifest(of path: String, hashingContents: Bool = true) throws -> Manifest {
-        let options = ManifestReadOptions(hashingContents: hashingContents, formats: formats, limits: limits)
+    /// The manifest of `path`; with `keepingUnreadable`, a tree on disk
+    /// with folders or files that cannot be read gives a partial listing
+    /// that names them instead of an error.
+    func manifest(of path: String, hashingContents: Bool = true, keepingUnreadable: Bool = false) throws -> Manifest {
+        var options = ManifestReadOptions(hashingContents: hashingContents, formats: formats, limits: limits)
+        options.keepsUnreadable = keepingUnreadable
         return try ProgressLine.showing(reading: path) { progress in
             var options = options
             options.progress = progress

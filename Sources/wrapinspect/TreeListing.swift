@@ -18,6 +18,9 @@ struct TreeListing {
         var entry: String
         /// How many entries below this directory the depth limit leaves out.
         var hidden = 0
+        /// Why the entry could not be read, when it could not
+        /// (`Permission denied, EACCES`).
+        var unreadable: String?
     }
 
     /// Counts of the entries below the root, and the bytes of its files.
@@ -62,7 +65,7 @@ struct TreeListing {
         }
         let root = manifest.root
         let rootSuffix = root.kind == .directory && !shownRoot.hasSuffix("/") ? "/" : ""
-        lines.append(line(for: root, entry: Format.name(shownRoot.utf8) + rootSuffix))
+        lines.append(line(for: root, entry: Format.name(shownRoot.utf8) + rootSuffix, unreadable: manifest.unreadableError(at: 0)))
         if root.kind != .directory {
             count(root)
             return
@@ -90,7 +93,7 @@ struct TreeListing {
             ancestorsAreLast.removeLast(max(0, ancestorsAreLast.count - (depth - 1)))
             let prefix = ancestorsAreLast.map { $0 ? "    " : "│   " }.joined()
             let connector = isLast[index] ? "└── " : "├── "
-            lines.append(line(for: entry, entry: prefix + connector + Format.name(entry.name)))
+            lines.append(line(for: entry, entry: prefix + connector + Format.name(entry.name), unreadable: manifest.unreadableError(at: index)))
             ancestorsAreLast.append(isLast[index])
             if entry.kind == .directory, let maxDepth, depth >= maxDepth {
                 hiddenUnder = (lines.count - 1, entry.path)
@@ -113,6 +116,9 @@ struct TreeListing {
             text += line.entry
             if line.hidden > 0 {
                 text += " (\(Format.count(Int64(line.hidden), "entry", "entries")) not shown)"
+            }
+            if let unreadable = line.unreadable {
+                text += "  [unreadable: \(unreadable)]"
             }
             return text
         }
@@ -141,7 +147,21 @@ struct TreeListing {
         }
     }
 
-    /// The line for one entry; `entry` is the drawing and the name so far.
+    /// The line for one entry; `entry` is the drawing and the name so far,
+    /// `unreadable` why the entry could not be read.
+    private func line(for entry: ManifestEntry, entry text: String, unreadable: FileWrapperError?) -> Line {
+        var line = line(for: entry, entry: text)
+        line.unreadable = unreadable.map(Self.reason)
+        return line
+    }
+
+    /// What went wrong, without the path the line shows:
+    /// `Permission denied (EACCES)`.
+    private static func reason(_ error: FileWrapperError) -> String {
+        guard let code = error.errno else { return error.detail ?? "\(error.code)" }
+        return "\(code.description) (\(FileWrapperError.symbol(for: code)))"
+    }
+
     private func line(for entry: ManifestEntry, entry text: String) -> Line {
         let permissions = entry.permissions.map { Format.mode(kind: Self.kindLetter(entry.kind), permissions: $0) }
             ?? String(Self.kindLetter(entry.kind)) + "?????????"

@@ -14,6 +14,11 @@ public struct ManifestReadOptions: Sendable {
     public var limits: ArchiveReadLimits
     /// Counts entries and bytes as they are read, for a progress display.
     public var progress: ManifestProgress?
+    /// Whether a tree on disk with folders or files that cannot be read
+    /// gives a partial listing that names them (``Manifest/unreadable``),
+    /// as `dump` shows it, instead of failing; never for a digest or a
+    /// snapshot, which must cover the whole tree.
+    package var keepsUnreadable = false
 
     public init(
         hashingContents: Bool = true, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking,
@@ -50,7 +55,9 @@ extension Manifest {
     public init(reading url: URL, options: ManifestReadOptions = ManifestReadOptions()) throws {
         switch try Self.detect(url, options: options) {
         case .bundle, .file:
-            self = try Manifest(contentsOf: url, hashingContents: options.hashingContents, progress: options.progress)
+            self = options.keepsUnreadable
+                ? try Manifest(listing: url, hashingContents: options.hashingContents, progress: options.progress)
+                : try Manifest(contentsOf: url, hashingContents: options.hashingContents, progress: options.progress)
         case .manifest:
             let data = try Self.contents(of: url)
             self = try Manifest(decoding: data, name: url.relativePath)

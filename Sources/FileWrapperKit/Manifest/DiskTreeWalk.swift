@@ -38,6 +38,7 @@ final class DiskTreeWalk: @unchecked Sendable {
     private var failure: FileWrapperError?
     private var chunks: [EntryChunk] = []
     private var entryCount = 0
+    private var unreadable: [UnreadableEntry] = []
     /// Workers waiting for a job, less the jobs queued for them: read
     /// without the lock, to decide whether to hand a subdirectory over.
     private let shortfall = Atomic<Int>(0)
@@ -49,8 +50,11 @@ final class DiskTreeWalk: @unchecked Sendable {
 
     /// Every entry of the directory `fd` (which the walk takes over and
     /// closes) and below it, the directory itself with the empty path, in
-    /// no particular order. Throws the first failure of any worker.
-    func entries(below fd: CInt) throws(FileWrapperError) -> [ManifestEntry] {
+    /// no particular order, and those that could not be read whole (only
+    /// with ``DiskManifestReader/keepsUnreadable``; see
+    /// ``DiskWalkWorker/isEntrysOwn(_:)``). Throws the first failure of
+    /// any worker.
+    func entries(below fd: CInt) throws(FileWrapperError) -> (entries: [ManifestEntry], unreadable: [UnreadableEntry]) {
         give(directory: fd, path: [])
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -65,11 +69,12 @@ final class DiskTreeWalk: @unchecked Sendable {
         if let failure { throw failure }
         // Each chunk is moved in and freed in turn, so that the entries
         // are never in memory twice.
-        return Array(unsafeUninitializedCapacity: entryCount) { buffer, count in
+        let entries = Array(unsafeUninitializedCapacity: entryCount) { buffer, count in
             while let chunk = chunks.popLast() {
                 count += chunk.moveEntries(to: buffer.baseAddress! + count)
             }
         }
+        return (entries, unreadable)
     }
 
     /// The next job for a worker, waiting while other workers may still
@@ -109,6 +114,13 @@ final class DiskTreeWalk: @unchecked Sendable {
         defer { condition.unlock() }
         entryCount += chunk.count
         chunks.append(chunk)
+    }
+
+    /// Notes that the entry at `path` could not be read whole.
+    fileprivate func markUnreadable(_ path: [UInt8], error: FileWrapperError) {
+        condition.lock()
+        defer { condition.unlock() }
+        unreadable.append(UnreadableEntry(path: path, error: error))
     }
 
     /// Whether a worker is waiting for a job that nobody has queued yet.
@@ -234,26 +246,69 @@ private struct DiskWalkWorker: ~Copyable {
         let cursor = try DirectoryCursor(root: fd, path: displayPath(path))
         try addDirectory(path, info: try Syscall.status(of: fd, path: { cursor.path() }), fd: fd, cursor: cursor)
         var subtree = Subtree(cursor: cursor)
-        subtree.push(path, children: try readDirectory(cursor, path: path))
+        subtree.push(path, children: try readListing(cursor, path: path))
         while !walk.hasFailed {
             if walk.wantsWork {
                 try share(&subtree)
             }
             guard let (name, parentPath) = try subtree.next() else { break }
             let childPath = Self.join(parentPath, name)
-            let info = try subtree.enter(name)
+            let info: stat
+            do throws(FileWrapperError) {
+                info = try subtree.enter(name)
+            } catch where isEntrysOwn(error) {
+                try addUnreadable(name, in: cursor.current, path: childPath, cursor: cursor, error: error)
+                continue
+            }
             try addDirectory(childPath, info: info, fd: cursor.current, cursor: cursor)
-            subtree.push(childPath, children: try readDirectory(cursor, path: childPath))
+            subtree.push(childPath, children: try readListing(cursor, path: childPath))
+        }
+    }
+
+    /// Whether `error`, met opening or reading one entry, is that entry's
+    /// alone, so that the walk marks it and goes on: only for
+    /// ``DiskManifestReader/keepsUnreadable``, and only for a denied
+    /// permission (`EACCES`, `EPERM`) or a damaged disk (`EIO`), as
+    /// `ls -R` and `find` go on. Other failures end the walk.
+    private func isEntrysOwn(_ error: FileWrapperError) -> Bool {
+        guard reader.keepsUnreadable, let code = error.errno else { return false }
+        return code == .permissionDenied || code == .notPermitted || code == .ioError
+    }
+
+    /// Adds the entry of `name` in `directory`, which could not be read
+    /// whole, from what `fstatat` says of it, and marks it with `error`;
+    /// throws `error` when not even that can be had.
+    private mutating func addUnreadable(
+        _ name: [UInt8], in directory: CInt, path: [UInt8], cursor: DirectoryCursor, error: FileWrapperError
+    ) throws(FileWrapperError) {
+        guard let info = try? Syscall.status(ofBytes: name, in: directory, path: { cursor.path(bytes: name) }) else { throw error }
+        add(DiskManifestReader.entry(path: path, info: info))
+        walk.markUnreadable(path, error: error)
+    }
+
+    /// ``readDirectory(_:path:)``, but a directory whose entries cannot be
+    /// listed is marked with its error, when that is its own, and has none.
+    private mutating func readListing(_ cursor: DirectoryCursor, path: [UInt8]) throws(FileWrapperError) -> [[UInt8]] {
+        do throws(FileWrapperError) {
+            return try readDirectory(cursor, path: path)
+        } catch where isEntrysOwn(error) {
+            walk.markUnreadable(path, error: error)
+            return []
         }
     }
 
     /// Hands a waiting worker, open, the subdirectory still to enter that
     /// is nearest the root, which likely holds the most work
     /// (``DirectoryWalk/handOver()``).
-    private func share(_ subtree: inout Subtree) throws(FileWrapperError) {
+    private mutating func share(_ subtree: inout Subtree) throws(FileWrapperError) {
         guard let (name, parentPath, parent) = subtree.handOver() else { return }
         let path = Self.join(parentPath, name)
-        let fd = try DirectoryListing.openSubdirectory(name, in: parent, path: { displayPath(path) })
+        let fd: CInt
+        do throws(FileWrapperError) {
+            fd = try DirectoryListing.openSubdirectory(name, in: parent, path: { displayPath(path) })
+        } catch where isEntrysOwn(error) {
+            return try addUnreadable(name, in: parent, path: path, cursor: subtree.cursor, error: error)
+        }
         walk.give(directory: fd, path: path)
     }
 
@@ -277,7 +332,11 @@ private struct DiskWalkWorker: ~Copyable {
             case DT_DIR:
                 subdirectories.append(Array(name))
             case DT_REG where reader.hashingContents:
-                try readFile(name, in: fd, directoryPath: directoryPath, cursor: cursor, subdirectories: &subdirectories)
+                do throws(FileWrapperError) {
+                    try readFile(name, in: fd, directoryPath: directoryPath, cursor: cursor, subdirectories: &subdirectories)
+                } catch where isEntrysOwn(error) {
+                    try addUnreadable(Array(name), in: fd, path: Self.join(directoryPath, name), cursor: cursor, error: error)
+                }
             default:
                 try readListed(Array(name), in: fd, directoryPath: directoryPath, cursor: cursor, mayOpen: true, subdirectories: &subdirectories)
             }
@@ -352,8 +411,12 @@ private struct DiskWalkWorker: ~Copyable {
     private mutating func hash(_ fd: CInt, _ file: ManifestEntry) throws(FileWrapperError) {
         defer { Syscall.close(fd) }
         var entry = file
-        entry.contentDigest = try ContentHashing.digest(
-            of: fd, size: entry.size ?? 0, buffer: buffer, progress: reader.progress, path: { displayPath(entry.path) })
+        do throws(FileWrapperError) {
+            entry.contentDigest = try ContentHashing.digest(
+                of: fd, size: entry.size ?? 0, buffer: buffer, progress: reader.progress, path: { displayPath(entry.path) })
+        } catch where isEntrysOwn(error) {
+            walk.markUnreadable(entry.path, error: error)
+        }
         add(entry)
     }
 

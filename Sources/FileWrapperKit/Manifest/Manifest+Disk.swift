@@ -10,6 +10,18 @@ extension Manifest {
     public init(contentsOf url: URL, hashingContents: Bool = true, progress: ManifestProgress? = nil) throws {
         self = try DiskManifestReader(root: url.path, name: url.relativePath, hashingContents: hashingContents, progress: progress).read()
     }
+
+    /// The manifest of the tree at `url`, as ``init(contentsOf:hashingContents:progress:)``
+    /// makes it, but for a folder or file that cannot be read (`EACCES`,
+    /// `EPERM`, `EIO`): it is listed from what `lstat` says, named in
+    /// ``unreadable`` with its error, and the walk goes on. Such a
+    /// manifest describes part of the tree: it has no tree digest for
+    /// those entries' folders, and prints as a partial listing.
+    package init(listing url: URL, hashingContents: Bool, progress: ManifestProgress? = nil) throws {
+        self = try DiskManifestReader(
+            root: url.path, name: url.relativePath, hashingContents: hashingContents, progress: progress, keepsUnreadable: true
+        ).read()
+    }
 }
 
 /// Reads a tree on disk into a ``ManifestBuilder``: a directory through
@@ -20,14 +32,18 @@ struct DiskManifestReader: Sendable {
     let name: String
     let hashingContents: Bool
     let progress: ManifestProgress?
+    /// Whether an entry that cannot be read is marked and passed over
+    /// instead of failing the whole read.
+    var keepsUnreadable = false
 
     func read() throws -> Manifest {
         let info = try Syscall.status(of: root, in: AT_FDCWD, path: { root })
         let entries: [ManifestEntry]
+        var unreadable: [UnreadableEntry] = []
         switch InodeKind(mode: info.st_mode) {
         case .directory:
             let fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { root })
-            entries = try DiskTreeWalk(reader: self).entries(below: fd)
+            (entries, unreadable) = try DiskTreeWalk(reader: self).entries(below: fd)
         case .symbolicLink:
             var entry = Self.entry(path: [], info: info)
             entry.linkTarget = try Syscall.symbolicLinkTarget(ofBytes: Array(root.utf8), in: AT_FDCWD, path: { root })
@@ -45,7 +61,8 @@ struct DiskManifestReader: Sendable {
         var builder = ManifestBuilder(source: Manifest.Source(kind: info.st_mode & S_IFMT == S_IFDIR ? .bundle : .file, name: name))
         // Handed over, not shared: the builder sorts the entries in place.
         try builder.add(contentsOf: consume entries)
-        return try (consume builder).finish()
+        let manifest = try (consume builder).finish()
+        return unreadable.isEmpty ? manifest : manifest.marking(unreadable: unreadable)
     }
 
     /// The digest of the root when it is a regular file, which must still be

@@ -7,7 +7,7 @@ extension Manifest {
     func writeJSON<Failure: Error>(to deliver: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
         var text = ManifestText()
         text.append("{\n  \"format\": \"fwk-manifest\",\n  \"version\": ")
-        text.append(decimal: ManifestJSONFields.version)
+        text.append(decimal: isPartial ? ManifestJSONFields.partialVersion : ManifestJSONFields.version)
         text.append(",\n  \"source\": ")
         ManifestJSONFields.appendSource(source, to: &text)
         if let treeDigestText {
@@ -15,12 +15,15 @@ extension Manifest {
             text.append(utf8: treeDigestText)
             text.append("\"")
         }
-        text.append(",\n  \"metadataDigest\": \"")
-        text.append(utf8: metadataDigestText)
-        text.append("\",\n  \"entries\": [")
+        if !isPartial {
+            text.append(",\n  \"metadataDigest\": \"")
+            text.append(utf8: metadataDigestText)
+            text.append("\"")
+        }
+        text.append(",\n  \"entries\": [")
         try appendEntries(to: &text, handingOnTo: deliver) { index, text in
             text.append(index == 0 ? "\n    " : ",\n    ")
-            ManifestJSONFields.appendEntry(entries[index], to: &text)
+            ManifestJSONFields.appendEntry(entries[index], error: unreadableError(at: index), to: &text)
         }
         text.append("\n  ]\n}\n")
         try text.handOn(finishing: true, to: deliver)

@@ -42,6 +42,10 @@ public struct Manifest: Sendable {
     /// 100 ns, zip and GNU tar 1 s), or 2 s for a zip whose times are all
     /// even (DOS times). Comparisons round times to the coarser of two manifests.
     public let timeResolution: Int64
+    /// The entries that could not be read whole, in manifest order, each
+    /// with its error: only in a partial listing
+    /// (``init(listing:hashingContents:progress:)``), empty otherwise.
+    package internal(set) var unreadable: [UnreadableEntry] = []
 
     /// A manifest of `entries`, sorted and checked as ``ManifestBuilder`` does.
     init(sortedEntries entries: [ManifestEntry], source: Source, timeResolution: Int64) {

@@ -6,6 +6,12 @@ import Foundation
 enum ManifestJSONFields {
     /// The one version of the key set this code writes and reads.
     static let version = 1
+    /// The version of a partial listing (`dump --json` of a tree with
+    /// entries it could not read): version 1's keys and each such entry's
+    /// `error`. A reader of version 1 must refuse it rather than take the
+    /// unreadable folders for empty ones; this reader refuses it too, as
+    /// it is no manifest to compare.
+    static let partialVersion = 2
 
     // MARK: Writing
 
@@ -25,9 +31,9 @@ enum ManifestJSONFields {
     /// One entry as a compact object (`{"path":"a","kind":"file",…}`),
     /// each key only when the entry knows it, in a fixed order. Written
     /// through one cursor: this runs for every entry of a manifest.
-    static func appendEntry(_ entry: ManifestEntry, to text: inout ManifestText) {
-        text.append(atMost: longestText(of: entry)) { text in
-            appendFields(of: entry, to: &text)
+    static func appendEntry(_ entry: ManifestEntry, error: FileWrapperError? = nil, to text: inout ManifestText) {
+        text.append(atMost: longestText(of: entry) + (error.map { 96 + 6 * (($0.systemCall?.utf8.count ?? 0) + ($0.errno?.description.utf8.count ?? 0)) } ?? 0)) { text in
+            appendFields(of: entry, error: error, to: &text)
         }
     }
 
@@ -42,7 +48,7 @@ enum ManifestJSONFields {
         return length
     }
 
-    private static func appendFields(of entry: ManifestEntry, to text: inout TextCursor) {
+    private static func appendFields(of entry: ManifestEntry, error: FileWrapperError?, to text: inout TextCursor) {
         text.append("{")
         text.append(key: "path", bytes: entry.path, base64Key: "pathBase64")
         text.append(#","kind":""#)
@@ -111,6 +117,26 @@ enum ManifestJSONFields {
                 text.append("}")
             }
         }
+        if let error {
+            appendError(error, to: &text)
+        }
+        text.append("}")
+    }
+
+    /// `"error":{"call":"openat","errno":"EACCES","message":"Permission denied"}`:
+    /// why an entry could not be read, `call` and `errno` as stable codes.
+    private static func appendError(_ error: FileWrapperError, to text: inout TextCursor) {
+        text.append(#","error":{"#)
+        if let call = error.systemCall {
+            text.append(#""call":"#)
+            text.append(json: call)
+        }
+        if let code = error.errno {
+            text.append(error.systemCall == nil ? #""errno":"# : #","errno":"#)
+            text.append(json: FileWrapperError.symbol(for: code))
+            text.append(#","message":"#)
+            text.append(json: code.description)
+        }
         text.append("}")
     }
 
@@ -124,6 +150,11 @@ enum ManifestJSONFields {
         }
         guard let value = object["version"] else {
             throw ManifestError(file: file, message: at + "no \"version\"")
+        }
+        if integer(value) == Int64(partialVersion) {
+            throw ManifestError(
+                file: file,
+                message: at + "version \(partialVersion) is a partial listing of a tree (dump --json of a tree with entries it could not read), not a manifest")
         }
         guard let version = integer(value), version == Int64(self.version) else {
             throw ManifestError(file: file, message: at + "version \(value) is not one this reader knows (it reads version \(self.version))")

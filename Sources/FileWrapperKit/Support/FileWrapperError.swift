@@ -99,7 +99,8 @@ extension FileWrapperError: CustomStringConvertible {
         return text
     }
 
-    private static func symbol(for errno: Errno) -> String {
+    /// The `errno` macro's name (`EACCES`): a stable code for programs.
+    package static func symbol(for errno: Errno) -> String {
         switch errno {
         case .noSuchFileOrDirectory: "ENOENT"
         case .permissionDenied: "EACCES"
