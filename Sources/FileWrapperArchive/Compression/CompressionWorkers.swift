@@ -1,5 +1,4 @@
 import FileWrapperKit
-import Foundation
 import Glibc
 
 /// A unit of work for ``CompressionWorkers``, run with the compressor of the
@@ -24,10 +23,10 @@ protocol CompressionJob: AnyObject {
 /// closes and from its `deinit`, so that none outlives it.
 final class CompressionWorkers<Job: CompressionJob>: @unchecked Sendable {
     /// Guards `queue`, `stopping` and every job's `isDone`.
-    private let condition = NSCondition()
+    private let condition = WorkerCondition()
     private var queue: [Job] = []
     private var stopping = false
-    private var threads: [pthread_t] = []
+    private var threads = WorkerThreads()
 
     /// Starts `count` threads, each with a compressor from `makeCompressor`.
     /// Throws what `makeCompressor` throws, or when a thread cannot be had.
@@ -40,8 +39,8 @@ final class CompressionWorkers<Job: CompressionJob>: @unchecked Sendable {
                 stop()
                 throw error
             }
-            do throws(ThreadStarter.Failure) {
-                threads.append(try ThreadStarter.start { self.work(with: compressor) })
+            do throws(WorkerThreads.Failure) {
+                try threads.start { self.work(with: compressor) }
             } catch {
                 stop()
                 throw ArchiveError(.libarchive, archive: archive, message: "could not start a compression thread: \(error)")
@@ -79,8 +78,7 @@ final class CompressionWorkers<Job: CompressionJob>: @unchecked Sendable {
         stopping = true
         condition.broadcast()
         condition.unlock()
-        for thread in threads { pthread_join(thread, nil) }
-        threads.removeAll()
+        threads.joinAll()
     }
 
     /// A thread's loop: the next job, until stopped.

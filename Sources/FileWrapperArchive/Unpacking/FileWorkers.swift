@@ -110,17 +110,16 @@ final class FileWorkers: @unchecked Sendable {
     private let archive: String
     private let destination: String
     private let workerCount: Int
-    private var threads: [pthread_t] = []
+    private var threads = WorkerThreads()
     private let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 64)
 
-    /// Guards the condition variables and everything after them.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    /// Signalled, one a lane, when files are queued for its worker or the
-    /// workers must stop.
-    private let fileQueued: UnsafeMutablePointer<pthread_cond_t>
-    /// Signalled when half of ``maxFiles`` and room for a file of
-    /// ``largeFile`` bytes are free, when all is made, and on a failure.
-    private let roomMade = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Guards everything after it. Its condition `lane` (one a lane) is
+    /// signalled when files are queued for that lane's worker or the
+    /// workers must stop; its condition ``roomMade`` when half of
+    /// ``maxFiles`` and room for a file of ``largeFile`` bytes are free,
+    /// when all is made, and on a failure.
+    private let condition: WorkerCondition
+    private var roomMade: Int { workerCount }
     /// A ring of `maxFiles` slots: `inFlight` files from `oldest` on.
     private var slots = [Slot?](repeating: nil, count: maxFiles)
     private var oldest = 0
@@ -156,19 +155,10 @@ final class FileWorkers: @unchecked Sendable {
         queued = Array(repeating: 0, count: workerCount)
         isIdle = Array(repeating: false, count: workerCount)
         cursors = Array(repeating: 0, count: workerCount)
-        fileQueued = .allocate(capacity: workerCount)
-        pthread_mutex_init(mutex, nil)
-        for lane in 0..<workerCount { pthread_cond_init(fileQueued + lane, nil) }
-        pthread_cond_init(roomMade, nil)
+        condition = WorkerCondition(conditions: workerCount + 1)
     }
 
     deinit {
-        pthread_cond_destroy(roomMade)
-        for lane in 0..<workerCount { pthread_cond_destroy(fileQueued + lane) }
-        pthread_mutex_destroy(mutex)
-        roomMade.deallocate()
-        fileQueued.deallocate()
-        mutex.deallocate()
         storage.deallocate()
     }
 
@@ -185,7 +175,7 @@ final class FileWorkers: @unchecked Sendable {
                     return UnsafeMutableRawBufferPointer(rebasing: storage[start..<(start + count)])
                 }
                 wakeForQueued()
-                pthread_cond_wait(roomMade, mutex)
+                condition.wait(roomMade)
             }
         }
     }
@@ -205,7 +195,7 @@ final class FileWorkers: @unchecked Sendable {
             nextSequence += 1
             bytesHeld += contents.count
             head = start + contents.count
-            if isIdle[lane], queued[lane] >= Self.wakeBatch { pthread_cond_signal(fileQueued + lane) }
+            if isIdle[lane], queued[lane] >= Self.wakeBatch { condition.signal(lane) }
         }
     }
 
@@ -227,7 +217,7 @@ final class FileWorkers: @unchecked Sendable {
         try locked {
             while failure == nil, inFlight > 0 {
                 wakeForQueued()
-                pthread_cond_wait(roomMade, mutex)
+                condition.wait(roomMade)
             }
             if let failure { throw failure.error }
         }
@@ -254,8 +244,7 @@ final class FileWorkers: @unchecked Sendable {
             stopping = true
             wakeAll()
         }
-        for thread in threads { pthread_join(thread, nil) }
-        threads.removeAll()
+        threads.joinAll()
         for index in slots.indices { slots[index] = nil }
         inFlight = 0
         for lane in queued.indices { queued[lane] = 0 }
@@ -264,13 +253,13 @@ final class FileWorkers: @unchecked Sendable {
     /// Wakes the sleeping workers that have files queued; under the lock.
     private func wakeForQueued() {
         for lane in queued.indices where queued[lane] > 0 && isIdle[lane] {
-            pthread_cond_signal(fileQueued + lane)
+            condition.signal(lane)
         }
     }
 
     /// Wakes every worker, to stop; under the lock.
     private func wakeAll() {
-        for lane in 0..<workerCount { pthread_cond_signal(fileQueued + lane) }
+        for lane in 0..<workerCount { condition.signal(lane) }
     }
 
     /// Where `count` bytes fit in one piece after the newest file's: after
@@ -286,8 +275,8 @@ final class FileWorkers: @unchecked Sendable {
 
     private func start() throws {
         for lane in 0..<workerCount {
-            do throws(ThreadStarter.Failure) {
-                threads.append(try ThreadStarter.start { self.work(lane: lane) })
+            do throws(WorkerThreads.Failure) {
+                try threads.start { self.work(lane: lane) }
             } catch {
                 throw ArchiveError(.io, archive: archive, message: "cannot start a thread: pthread_create failed: \(error)")
             }
@@ -335,7 +324,7 @@ final class FileWorkers: @unchecked Sendable {
             if let made { markMade(made.slot, error: made.error) }
             while queued[lane] == 0, !stopping, failure == nil {
                 isIdle[lane] = true
-                pthread_cond_wait(fileQueued + lane, mutex)
+                condition.wait(lane)
                 isIdle[lane] = false
             }
             guard !stopping, failure == nil else { return nil }
@@ -376,7 +365,7 @@ final class FileWorkers: @unchecked Sendable {
             tail = slots[oldest]!.start
         }
         if error != nil || (inFlight <= Self.maxFiles / 2 && freeStart(for: Self.largeFile) != nil) {
-            pthread_cond_signal(roomMade)
+            condition.signal(roomMade)
         }
     }
 
@@ -394,9 +383,7 @@ final class FileWorkers: @unchecked Sendable {
     }
 
     private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
+        try condition.withLock(body)
     }
 }
 

@@ -107,7 +107,7 @@ package final class DiskTreeStream: @unchecked Sendable {
     /// each entry costs both threads more than the entry.
     static let wakeBatch = 64
 
-    private let condition = NSCondition()
+    private let condition = WorkerCondition()
     // Guarded by `condition`.
     private var queue: [DiskTreeEntry] = []
     private var head = 0
@@ -150,10 +150,12 @@ package final class DiskTreeStream: @unchecked Sendable {
         root: String, firstName: String? = nil, excluding excluded: [Identity] = [], _ body: (DiskTreeStream) throws -> Result
     ) throws -> Result {
         let stream = DiskTreeStream(root: root, firstName: firstName, excluded: excluded)
-        let thread = Thread { stream.walk() }
-        thread.stackSize = 1 << 20
-        thread.start()
-        defer { stream.stop() }
+        var threads = WorkerThreads()
+        try threads.start { stream.walk() }
+        defer {
+            stream.stop()
+            threads.joinAll()
+        }
         return try body(stream)
     }
 

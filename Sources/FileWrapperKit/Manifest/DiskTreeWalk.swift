@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 import Synchronization
@@ -30,7 +29,7 @@ final class DiskTreeWalk: @unchecked Sendable {
 
     private let reader: DiskManifestReader
     /// Guards every `var` below.
-    private let condition = NSCondition()
+    private let condition = WorkerCondition()
     private var jobs: [Job] = []
     private var queuedFiles = 0
     /// Workers running a job.
@@ -57,7 +56,7 @@ final class DiskTreeWalk: @unchecked Sendable {
     func entries(below fd: CInt) throws(FileWrapperError) -> (entries: [ManifestEntry], unreadable: [UnreadableEntry]) {
         give(directory: fd, path: [])
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        WorkerThreads.perform(iterations: workers) { _ in
             var worker = DiskWalkWorker(walk: self, reader: reader)
             worker.run()
         }

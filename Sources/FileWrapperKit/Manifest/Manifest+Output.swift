@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 
@@ -75,7 +74,7 @@ extension Manifest {
         for batchStart in stride(from: 0, to: count, by: cores * Self.entriesPerPart) {
             parts.withUnsafeMutableBufferPointer { parts in
                 let shared = SharedMemory(buffer: parts)
-                DispatchQueue.concurrentPerform(iterations: parts.count) { part in
+                WorkerThreads.perform(iterations: parts.count) { part in
                     let start = min(count, batchStart + part * Self.entriesPerPart)
                     // Formatted in a local, not in place: the parts share a cache line.
                     var text = ManifestText()

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Collects entries in any order, from any source, and makes them a
@@ -76,7 +75,7 @@ public struct ManifestBuilder {
             let middle = order.count / 2
             order.withUnsafeMutableBufferPointer { order in
                 let shared = SharedMemory(buffer: (order: order, entries: entries))
-                DispatchQueue.concurrentPerform(iterations: 2) { half in
+                WorkerThreads.perform(iterations: 2) { half in
                     let (order, entries) = shared.buffer
                     var part = UnsafeMutableBufferPointer(rebasing: half == 0 ? order[..<middle] : order[middle...])
                     part.sort { ManifestPath.precedes(entries[Int($0)].path, entries[Int($1)].path) }
@@ -211,7 +210,7 @@ public struct ManifestBuilder {
         entries.withUnsafeMutableBufferPointer { buffer in
             let shared = SharedMemory(buffer: buffer)
             let slices = min(cores, max(1, buffer.count / 4096))
-            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            WorkerThreads.perform(iterations: slices) { slice in
                 shared.computeLeafDigests(slice: slice, of: slices)
             }
             guard buffer[0].kind == .directory else { return }
@@ -229,7 +228,7 @@ public struct ManifestBuilder {
                 subtrees += children.filter { buffer[$0.lowerBound].kind == .directory }
             }
             let biggestFirst = subtrees.sorted { $0.count > $1.count }
-            DispatchQueue.concurrentPerform(iterations: biggestFirst.count) { subtree in
+            WorkerThreads.perform(iterations: biggestFirst.count) { subtree in
                 shared.computeDirectoryDigests(biggestFirst[subtree])
             }
             // A directory is cut after its parent: in reverse, children come first.

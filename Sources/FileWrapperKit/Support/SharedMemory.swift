@@ -1,4 +1,4 @@
-/// Memory handed to the threads of a `concurrentPerform`, each of which
+/// Memory handed to the threads of a ``WorkerThreads/perform(iterations:_:)``, each of which
 /// reads it or writes its own part of it.
 struct SharedMemory<Buffer>: @unchecked Sendable {
     let buffer: Buffer
