@@ -23,11 +23,18 @@ struct Unpack: ParsableCommand {
             below. Setuid, setgid, sticky and group/other write bits are dropped; \
             owners are not restored.
 
+            With --keep-outside-links, a symlink whose target is absolute or \
+            leads out of DESTINATION (as `localtime -> /etc/localtime` in a \
+            zoneinfo tree) is made as a link instead of refused: never followed \
+            during the unpack (nothing is written through any symlink), and \
+            counted on the last line. Hard links out of the tree stay refused.
+
             Examples:
               wrapinspect unpack Travel.zip                 (makes the folder Travel)
               wrapinspect unpack Travel.tar.zst Copy.journal
               wrapinspect unpack --force --max-bytes 100000000 Download.zip Download
               wrapinspect unpack --strip-components 1 project-1.0.tar.gz project
+              wrapinspect unpack --keep-outside-links tzdata.tar.xz zoneinfo
             """
     )
 
@@ -46,6 +53,9 @@ struct Unpack: ParsableCommand {
     @Option(help: ArgumentHelp("Take N leading names off every path, as tar does; an entry with no more names is skipped.", valueName: "n"))
     var stripComponents: Int = 0
 
+    @Flag(help: "Make symlinks that lead out of DESTINATION (absolute, or through \"..\") as links instead of refusing them; they are never followed during the unpack.")
+    var keepOutsideLinks = false
+
     @OptionGroup var input: InputOptions
 
     @Option(help: ArgumentHelp("At most this many bytes written per byte of archive, past the first 64 MiB (default 100).", valueName: "ratio"))
@@ -62,6 +72,13 @@ struct Unpack: ParsableCommand {
 
     @Option(help: ArgumentHelp("At most this many bytes in a symlink's target (default 4096).", valueName: "bytes"))
     var maxLinkLength: Int?
+
+    /// The flag that lifts each refusal an option lifts, for errors to name.
+    static func flag(for option: ArchiveUnpackOptions.Option) -> String {
+        switch option {
+        case .keepsOutsideLinks: "--keep-outside-links"
+        }
+    }
 
     /// The flag that raises each limit, for errors to name.
     static func flag(for limit: ArchiveReadLimits.Limit) -> String {
@@ -113,10 +130,15 @@ struct Unpack: ParsableCommand {
         Interruption.removesTemporaries(replacing: destination)
         var options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
         options.stripComponents = stripComponents
+        options.keepsOutsideLinks = keepOutsideLinks
         let url = try StandardInput.url(for: archive)
         let summary = try ProgressLine.showing("unpacking", archive) { progress in
             try ArchiveUnpacker.unpack(archiveAt: url, to: URL(fileURLWithPath: destination), options: options, progress: progress)
         }
         try StandardOutput.line("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")
+        if keepOutsideLinks {
+            let links = summary.outsideLinks == 1 ? "1 link points" : "\(summary.outsideLinks) links point"
+            try StandardOutput.line("\(links) outside the destination (kept as links, not followed)")
+        }
     }
 }

@@ -108,7 +108,8 @@ struct WrapInspect: ParsableCommand {
             return detail.description
         }
         if let error = error as? ArchiveError {
-            let description = error.description { "(raise it with \(Unpack.flag(for: $0)))" }
+            let description = error.description(limitHint: { "(raise it with \(Unpack.flag(for: $0)))" },
+                                                optionHint: { "(\(Unpack.flag(for: $0)) keeps such links, never following them during the unpack)" })
             return error.code == .destinationExists ? description + " (unpack into a new folder, or replace it whole with --force)" : description
         }
         if let description = (error as? LocalizedError)?.errorDescription {

@@ -42,19 +42,23 @@ public struct ArchiveError: Error, Sendable, Hashable {
     public var message: String
     /// For ``Code/limitExceeded``: the limit that was reached.
     public var limit: ArchiveReadLimits.Limit?
+    /// For a refusal that an option of ``ArchiveUnpackOptions`` lifts (a
+    /// symlink that leads out of the tree): that option.
+    public var option: ArchiveUnpackOptions.Option?
     /// For ``Code/io``: the failed system call, its path and `errno`, as
     /// the file layer reported them (the message is its description).
     public var underlying: FileWrapperError?
 
     public init(
         _ code: Code, archive: String, entry: String? = nil, message: String, limit: ArchiveReadLimits.Limit? = nil,
-        underlying: FileWrapperError? = nil
+        option: ArchiveUnpackOptions.Option? = nil, underlying: FileWrapperError? = nil
     ) {
         self.code = code
         self.archive = archive
         self.entry = entry
         self.message = message
         self.limit = limit
+        self.option = option
         self.underlying = underlying
     }
 
@@ -68,15 +72,20 @@ extension ArchiveError: CustomStringConvertible, LocalizedError {
     /// Control characters in the entry are escaped (`\u{1B}`), and an entry
     /// longer than 240 characters is cut to its first 200, so that a
     /// hostile name can neither drive a terminal nor flood it.
-    /// A reached limit is named by its property (`(maxEntries)`).
+    /// A reached limit is named by its property (`(maxEntries)`), and so is
+    /// an option that lifts the refusal (`(keepsOutsideLinks keeps such links)`).
     public var description: String {
         description { "(\($0.rawValue))" }
     }
 
-    /// The description, with a reached limit named by `limitHint` (a command
-    /// line names its flag instead of the property).
-    public func description(limitHint: (ArchiveReadLimits.Limit) -> String) -> String {
-        let hint = limit.map { " " + limitHint($0) } ?? ""
+    /// The description, with a reached limit named by `limitHint` and an
+    /// option that lifts the refusal by `optionHint` (a command line names
+    /// its flags instead of the properties).
+    public func description(
+        limitHint: (ArchiveReadLimits.Limit) -> String,
+        optionHint: (ArchiveUnpackOptions.Option) -> String = { "(\($0.rawValue) keeps such links)" }
+    ) -> String {
+        let hint = (limit.map { " " + limitHint($0) } ?? "") + (option.map { " " + optionHint($0) } ?? "")
         if let entry {
             let shown = entry.count > 240 ? entry.prefix(200) + "...(\(entry.utf8.count) bytes)" : Substring(entry)
             return "\(archive): \"\(PathDisplay.text(shown.utf8))\": \(message)\(hint)"

@@ -16,6 +16,18 @@ public struct ArchiveUnpackOptions: Sendable, Hashable {
     /// target), as `tar --strip-components`; an entry with no more names
     /// than that is skipped. The limits apply to the paths as stored.
     public var stripComponents = 0
+    /// Keep a symlink whose target is absolute or leads out of the tree
+    /// (`localtime -> /etc/localtime`, `zone -> ../../x`) as a link, instead
+    /// of refusing the archive. It is made as it is stored and never
+    /// followed during the unpack: no later entry is written through it,
+    /// or through any symlink. Counted in ``ArchiveUnpackSummary/outsideLinks``.
+    /// Hard links that lead out of the tree are refused whatever this says.
+    public var keepsOutsideLinks = false
+
+    /// An option that lifts a refusal, by the name of its property, for errors to name.
+    public enum Option: String, Sendable, Hashable, CaseIterable {
+        case keepsOutsideLinks
+    }
 
     public init(formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking, replacesExisting: Bool = false) {
         self.formats = formats
@@ -30,6 +42,10 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
     public var entries: Int
     /// Bytes of file contents written.
     public var bytes: Int64
+    /// Symlinks that lead out of the destination, absolute or through
+    /// `..`, resolved through the links the archive made: kept only with
+    /// ``ArchiveUnpackOptions/keepsOutsideLinks``, so 0 without it.
+    public var outsideLinks = 0
 }
 
 /// Unpacks an archive of any format libarchive reads into a directory on
@@ -47,7 +63,8 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 /// absolute paths and `..` components; an entry for the destination itself
 /// (`.`, `./`, an empty name) that is not a directory; a symlink whose
 /// target is absolute or leads out of the tree, following the symlinks the
-/// archive made before it; an entry below a symlink or a file; a hard link to anything but an earlier
+/// archive made before it (unless ``ArchiveUnpackOptions/keepsOutsideLinks``);
+/// an entry below a symlink or a file; a hard link to anything but an earlier
 /// regular file; device nodes, FIFOs and sockets; a path twice; encrypted
 /// entries; damaged or truncated data; anything over ``ArchiveReadLimits``.
 ///
@@ -110,7 +127,8 @@ public enum ArchiveUnpacker {
             return OpenDirectory(try Syscall.openDirectory(temporary, in: place.parent, path: { place.path }))
         }
         do {
-            let extraction = Extraction(input: input, root: root, place: place, limits: options.limits, strip: options.stripComponents, progress: progress)
+            let extraction = Extraction(input: input, root: root, place: place, limits: options.limits, strip: options.stripComponents,
+                                        keepsOutsideLinks: options.keepsOutsideLinks, progress: progress)
             try extraction.run()
             // The root's mode (0755, or its own entry's) made no looser than the destination it replaces.
             try place.io(entry: nil) {
@@ -119,7 +137,7 @@ public enum ArchiveUnpacker {
                 if mode != given { try Syscall.retrying(.fchmod, { place.path }) { fchmod(root.fd, mode) } }
             }
             try place.commit(replacement)
-            return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes)
+            return ArchiveUnpackSummary(entries: extraction.entries, bytes: extraction.budget.bytes, outsideLinks: extraction.outsideLinks)
         } catch {
             replacement.discard()
             throw error

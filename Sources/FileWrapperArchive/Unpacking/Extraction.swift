@@ -16,6 +16,8 @@ final class Extraction {
     private let limits: ArchiveReadLimits
     /// Leading names taken off every path, as `tar --strip-components`.
     private let strip: Int
+    /// Whether a symlink that leads out of the tree is made rather than refused.
+    private let keepsOutsideLinks: Bool
     /// Counts the entries read and the bytes of regular files, for a display.
     private let progress: ManifestProgress?
     private let directories: DirectoryDescriptors
@@ -23,6 +25,9 @@ final class Extraction {
     private let tree = UnpackedTree()
     private(set) var entries = 0
     private(set) var budget: ContentBudget
+    /// The symlinks that lead out of the tree once every entry is made;
+    /// counted by ``run()`` when they are kept.
+    private(set) var outsideLinks = 0
     /// The process's umask, read once; files whose modes it leaves whole
     /// are created with them.
     private let umask = NewFile.processUmask()
@@ -53,11 +58,13 @@ final class Extraction {
         return (directory, handle)
     }()
 
-    init(input: any ArchiveEntryStream, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits, strip: Int = 0, progress: ManifestProgress? = nil) {
+    init(input: any ArchiveEntryStream, root: OpenDirectory, place: UnpackDestination, limits: ArchiveReadLimits, strip: Int = 0,
+         keepsOutsideLinks: Bool = false, progress: ManifestProgress? = nil) {
         self.input = input
         self.place = place
         self.limits = limits
         self.strip = strip
+        self.keepsOutsideLinks = keepsOutsideLinks
         self.progress = progress
         budget = ContentBudget(limits: limits)
         directories = DirectoryDescriptors(root: root) { names in PathDisplay.join(place.path, names.map(\.text)) }
@@ -89,6 +96,8 @@ final class Extraction {
         } catch {
             throw workers.stop(after: error)
         }
+        // A link kept inside may lead out through one made after it (`a -> b`, then `b -> /etc`).
+        if keepsOutsideLinks { outsideLinks = tree.linksLeadingOutside() }
         try finishDirectories()
     }
 
@@ -158,10 +167,12 @@ final class Extraction {
                 throw refusal(.limitExceeded, path, "the symlink's target is longer than \(limits.maxLinkLength) bytes", limit: .maxLinkLength)
             }
             guard !target.isEmpty else { throw refusal(.unsafePath, path, "the symlink's target is empty") }
-            guard target.first != UInt8(ascii: "/") else {
-                throw refusal(.unsafePath, path, "the symlink's target \"\(PathDisplay.text(target))\" is absolute")
+            guard keepsOutsideLinks || target.first != UInt8(ascii: "/") else {
+                throw refusal(.unsafePath, path, "the symlink's target \"\(PathDisplay.text(target))\" is absolute", option: .keepsOutsideLinks)
             }
-            try record(path) { () throws(UnpackedTree.Conflict) in try tree.addSymlink(name, in: parent.chain, target: target) }
+            try record(path) { () throws(UnpackedTree.Conflict) in
+                try tree.addSymlink(name, in: parent.chain, target: target, keepingOutside: keepsOutsideLinks)
+            }
             try place.io(entry: path) {
                 try Syscall.makeSymbolicLink(name.text, in: parent.directory.fd, target: target, path: display)
                 let times = [Syscall.omitTime, modified]
@@ -358,14 +369,15 @@ final class Extraction {
             case .belowFile, .duplicate, .fileAndDirectory: .duplicateEntry
             case .belowSymlink, .escapes, .tooManyLinks, .redirectsEarlierLink: .unsafePath
             }
-            throw refusal(code, entry, message)
+            throw refusal(code, entry, message, option: error == .escapes ? .keepsOutsideLinks : nil)
         }
     }
 
     private func refusal(
-        _ code: ArchiveError.Code, _ entry: String, _ message: String, limit: ArchiveReadLimits.Limit? = nil
+        _ code: ArchiveError.Code, _ entry: String, _ message: String, limit: ArchiveReadLimits.Limit? = nil,
+        option: ArchiveUnpackOptions.Option? = nil
     ) -> ArchiveError {
-        ArchiveError(code, archive: input.name, entry: entry, message: message, limit: limit)
+        ArchiveError(code, archive: input.name, entry: entry, message: message, limit: limit, option: option)
     }
 
     /// The permission bits without setuid, setgid, sticky and group or other write.

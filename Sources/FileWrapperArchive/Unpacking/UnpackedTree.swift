@@ -136,11 +136,13 @@ final class UnpackedTree {
         }
     }
 
-    /// Records a symlink to the relative `target`, named `name` in the
-    /// directory at the end of `chain` (the nodes from the root down), after
-    /// checking that it stays inside the tree, following the symlinks made
-    /// so far.
-    func addSymlink(_ name: EntryName, in chain: [Node], target: [UInt8]) throws(Conflict) {
+    /// Records a symlink to `target`, named `name` in the directory at the
+    /// end of `chain` (the nodes from the root down), after checking that it
+    /// stays inside the tree, following the symlinks made so far; with
+    /// `keepingOutside`, one that leads out (or is absolute) is recorded too.
+    /// Nothing is ever made below a symlink (``existingDirectories(_:)``),
+    /// wherever it leads.
+    func addSymlink(_ name: EntryName, in chain: [Node], target: [UInt8], keepingOutside: Bool = false) throws(Conflict) {
         let parent = chain[chain.count - 1]
         switch parent.children[name]?.kind {
         case nil: break
@@ -150,8 +152,38 @@ final class UnpackedTree {
         case .directory: throw .fileAndDirectory
         case .file, .symlink: throw .duplicate
         }
-        try checkInside(target, from: chain)
+        do {
+            try checkInside(target, from: chain)
+        } catch .escapes where keepingOutside {
+            // Kept as a link: it leads out of the tree.
+        }
         parent.children[name] = Node(.symlink(target: target))
+    }
+
+    /// How many symlinks lead out of the tree, each resolved as
+    /// ``addSymlink(_:in:target:keepingOutside:)`` resolves a new one, now
+    /// that every link is made: one that stayed inside when it was made may
+    /// lead out through a link made after it.
+    func linksLeadingOutside() -> Int {
+        var count = 0
+        var chains = [[root]]
+        while let chain = chains.popLast() {
+            for child in chain[chain.count - 1].children.values {
+                switch child.kind {
+                case .directory:
+                    chains.append(chain + [child])
+                case .symlink(let target):
+                    do {
+                        try checkInside(target, from: chain)
+                    } catch {
+                        if error == .escapes { count += 1 }
+                    }
+                case .file, .absent:
+                    break
+                }
+            }
+        }
+        return count
     }
 
     /// Resolves `target` from the directory at the end of `start` as the
