@@ -73,7 +73,12 @@ struct Dump: ParsableCommand {
             return try listStored()
         }
         // A manifest file carries its digests; anything else is hashed only when asked.
-        let manifest = try input.manifest(of: path, hashingContents: digests, keepingUnreadable: true)
+        let manifest: Manifest
+        do {
+            manifest = try input.manifest(of: path, hashingContents: digests, keepingUnreadable: true)
+        } catch {
+            throw StoredHint(error, path: path, formats: input.formats) ?? error
+        }
         if json {
             try StandardOutput.write(manifest.encoded(as: .json))
             return try reportUnreadable(of: manifest)
@@ -130,6 +135,29 @@ struct Dump: ParsableCommand {
             try StandardOutput.line("\(Format.count(count, "entry", "entries")), \(Format.count(bytes, "byte", "bytes")) in files")
         }
     }
+}
+
+/// A refusal of what an archive holds (a path that leaves the tree, an
+/// entry below a link or a file, a hard link to nothing, damaged data),
+/// with a pointer to `dump --stored`, which lists the entries as stored
+/// without those checks. Limits name their own flags, and other inputs
+/// (a bundle, a manifest file) have no stored entries, so neither gets it.
+struct StoredHint: Error, LocalizedError {
+    let description: String
+
+    init?(_ error: Error, path: String, formats: ArchiveReadFormats) {
+        if let error = error as? ArchiveError {
+            guard [.corrupt, .unsafePath, .duplicateEntry, .unsupportedEntry, .encrypted].contains(error.code) else { return nil }
+        } else if error is ManifestError {
+            let options = ManifestReadOptions(hashingContents: false, formats: formats)
+            guard let url = try? StandardInput.url(for: path), (try? Manifest.inputKind(of: url, options: options)) == .archive else { return nil }
+        } else {
+            return nil
+        }
+        description = WrapInspect.describe(error) + " (dump --stored lists the archive's entries as they are stored, unchecked)"
+    }
+
+    var errorDescription: String? { description }
 }
 
 /// One line of `dump --stored`: the kind and permission bits as `ls -l`

@@ -119,7 +119,7 @@ struct Unpack: ParsableCommand {
     }
 
     func run() throws {
-        var limits = input.limits
+        var limits = input.unpackingLimits
         maxRatio.map { limits.maxRatio = $0 }
         maxPathLength.map { limits.maxPathLength = $0 }
         maxNameLength.map { limits.maxNameLength = $0 }

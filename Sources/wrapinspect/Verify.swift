@@ -65,7 +65,7 @@ struct Verify: ParsableCommand {
     }
 
     func run() throws {
-        let options = ManifestReadOptions(formats: input.formats, limits: input.limits)
+        let options = ManifestReadOptions(formats: input.formats, limits: input.unpackingLimits)
         let forms = try forms()
         let width = forms.map(\.description.count).max() ?? 0
         let status = VerifyStatus(path: path, forms: forms)

@@ -7,10 +7,12 @@ extension Manifest {
     /// as its bytes are decoded. Every member of a hard-link group shows the
     /// file an unpack makes: the size and digest of the contents, and the
     /// mode, time and owner, of the group's last member that carries
-    /// contents (``LinkGroups``). Limits default to those of unpacking (4 GiB of
-    /// contents, 100,000 entries). `progress` counts entries and bytes read.
+    /// contents (``LinkGroups``). A path stored more than once shows its
+    /// last entry, as tar extraction leaves it, and is listed in
+    /// ``repeatedPaths``. Limits default to those of reading (4 GiB of
+    /// contents, 2,000,000 entries). `progress` counts entries and bytes read.
     public init(
-        archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking,
+        archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,
         hashingContents: Bool = true, progress: ManifestProgress? = nil
     ) throws {
         let handle = try ArchiveReadHandle.reading(url, formats: formats, memoryLimit: limits.maxMemory)
@@ -20,7 +22,7 @@ extension Manifest {
     /// The manifest of the archive `data`; `name` stands for it in errors.
     public init(
         archiveData data: Data, name: String, formats: ArchiveReadFormats = .standard,
-        limits: ArchiveReadLimits = .unpacking, hashingContents: Bool = true
+        limits: ArchiveReadLimits = .reading, hashingContents: Bool = true
     ) throws {
         let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: limits.maxMemory)
         try handle.open(data: data)
@@ -39,10 +41,12 @@ struct ArchiveManifestReader {
         var entries: [ManifestEntry] = []
         // Files and hard links by normalized path, for the hard links that name them.
         var groups = LinkGroups()
-        // Each link group's members, and the member whose contents and
-        // metadata they show (indexes in `entries`).
-        var members: [[Int]] = []
-        var shown: [Int] = []
+        // The groups that have a hard link: their members, and the member
+        // whose contents and metadata they show (indexes in `entries`). A
+        // file no link names, most of them, needs neither.
+        var linked: [Int: (members: [Int], shown: Int)] = [:]
+        // Each group's file (its index in `entries`).
+        var files: [Int] = []
         try ArchiveEntries.forEach(in: handle, limits: limits, checkingContents: true) { archived, contents in
             var entry = ManifestEntry(archived)
             let path = ManifestPath.normalized(archived.pathBytes)
@@ -54,25 +58,25 @@ struct ArchiveManifestReader {
                                        message: "the hard link names \"\(PathDisplay.text(target))\", which is not an earlier file of the archive")
                 }
                 groups.add(path, to: group)
-                members[group].append(entries.count)
+                linked[group, default: ([files[group]], files[group])].members.append(entries.count)
                 if archived.carriesContents {
                     try measure(&entry, archived, contents)
-                    shown[group] = entries.count
+                    linked[group]?.shown = entries.count
                 }
             case .regularFile:
                 _ = groups.startGroup(at: path)
-                members.append([entries.count])
+                files.append(entries.count)
                 try measure(&entry, archived, contents)
-                shown.append(entries.count)
             default:
-                break
+                // A path stored again as another kind is no longer a file a link may name.
+                if let path { groups.remove(path) }
             }
             entries.append(entry)
             progress?.count(entries: 1)
         }
-        for (group, indexes) in members.enumerated() {
-            let file = entries[shown[group]]
-            for index in indexes {
+        for (members, shown) in linked.values {
+            let file = entries[shown]
+            for index in members {
                 entries[index].size = file.size
                 entries[index].contentDigest = file.contentDigest
                 entries[index].permissions = file.permissions
@@ -80,10 +84,8 @@ struct ArchiveManifestReader {
                 entries[index].owner = file.owner
             }
         }
-        var builder = ManifestBuilder(source: Manifest.Source(kind: .archive, name: handle.name, format: handle.formatName))
-        for entry in entries {
-            try builder.add(entry)
-        }
+        var builder = ManifestBuilder(source: Manifest.Source(kind: .archive, name: handle.name, format: handle.formatName), repeatedPaths: .lastWins)
+        try builder.add(contentsOf: consume entries)
         return try builder.finish()
     }
 

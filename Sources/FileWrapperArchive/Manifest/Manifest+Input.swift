@@ -10,7 +10,7 @@ public struct ManifestReadOptions: Sendable {
     /// file is always read as a manifest, never by libarchive's mtree
     /// reader (which would open the files it names).
     public var formats: ArchiveReadFormats
-    /// Limits on an archive's entries and contents.
+    /// Limits on an archive's entries and contents (``ArchiveReadLimits/reading`` unless given).
     public var limits: ArchiveReadLimits
     /// Counts entries and bytes as they are read, for a progress display.
     public var progress: ManifestProgress?
@@ -21,7 +21,7 @@ public struct ManifestReadOptions: Sendable {
     package var keepsUnreadable = false
 
     public init(
-        hashingContents: Bool = true, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking,
+        hashingContents: Bool = true, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,
         progress: ManifestProgress? = nil
     ) {
         self.hashingContents = hashingContents

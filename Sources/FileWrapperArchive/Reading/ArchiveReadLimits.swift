@@ -58,6 +58,12 @@ public struct ArchiveReadLimits: Sendable, Hashable {
 
     /// For unpacking to disk: at most 4 GiB of contents.
     public static let unpacking = ArchiveReadLimits(maxBytes: 4 << 30)
+
+    /// For reading an archive's manifest without unpacking it (`dump`,
+    /// `digest`, `snapshot`, `diff`): as for unpacking, but 2,000,000
+    /// entries, whose manifest takes about 600 MB; each entry costs the
+    /// memory of its manifest entry, and nothing is made on disk.
+    public static let reading = ArchiveReadLimits(maxEntries: 2_000_000, maxBytes: 4 << 30)
 }
 
 /// Counts the bytes of contents an archive produces, against the byte and

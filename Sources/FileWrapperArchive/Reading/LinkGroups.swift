@@ -31,6 +31,12 @@ struct LinkGroups {
     mutating func add(_ path: [UInt8]?, to group: Int) {
         if let path { groups[path] = group }
     }
+
+    /// Forgets the file or hard link at `path`: the archive stores something
+    /// else there after it, so a later hard link cannot name it.
+    mutating func remove(_ path: [UInt8]) {
+        if !groups.isEmpty { groups[path] = nil }
+    }
 }
 
 extension ArchiveEntry {

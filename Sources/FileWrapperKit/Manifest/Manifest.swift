@@ -46,12 +46,18 @@ public struct Manifest: Sendable {
     /// with its error: only in a partial listing
     /// (``init(listing:hashingContents:progress:)``), empty otherwise.
     package internal(set) var unreadable: [UnreadableEntry] = []
+    /// The paths an archive stores more than once (an appended `tar -rf`),
+    /// in manifest order: each has the entry stored last, as extraction by
+    /// tar leaves it (``ManifestBuilder/RepeatedPaths/lastWins``). Empty
+    /// for every other source.
+    public let repeatedPaths: [[UInt8]]
 
     /// A manifest of `entries`, sorted and checked as ``ManifestBuilder`` does.
-    init(sortedEntries entries: [ManifestEntry], source: Source, timeResolution: Int64) {
+    init(sortedEntries entries: [ManifestEntry], source: Source, timeResolution: Int64, repeatedPaths: [[UInt8]] = []) {
         self.entries = entries
         self.source = source
         self.timeResolution = timeResolution
+        self.repeatedPaths = repeatedPaths
     }
 
     /// The root entry.

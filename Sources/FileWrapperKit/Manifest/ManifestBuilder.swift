@@ -5,13 +5,25 @@ import Foundation
 /// their contents added, everything sorted and checked, and the digests of
 /// every directory computed. The one path every source goes through.
 public struct ManifestBuilder {
+    /// What two entries at one path make.
+    public enum RepeatedPaths: Sendable, Hashable {
+        /// An error that names the path: a tree has one entry a path.
+        case refused
+        /// The entry added last, as tar extraction leaves an archive that
+        /// stores a path twice (`tar -rf`); the path is listed in
+        /// ``Manifest/repeatedPaths``.
+        case lastWins
+    }
+
     private let source: Manifest.Source
+    private let repeatedPaths: RepeatedPaths
     private var entries: [ManifestEntry] = []
     /// For a zip: even-second times mean DOS times, kept to 2 seconds.
     private let evenSecondsMeanDOSTimes: Bool
 
-    public init(source: Manifest.Source) {
+    public init(source: Manifest.Source, repeatedPaths: RepeatedPaths = .refused) {
         self.source = source
+        self.repeatedPaths = repeatedPaths
         evenSecondsMeanDOSTimes = source.format?.lowercased().hasPrefix("zip") ?? false
     }
 
@@ -49,21 +61,43 @@ public struct ManifestBuilder {
         return normalized
     }
 
-    /// The manifest. Throws when two entries have one path, or when an
-    /// entry lies below something that is not a directory.
+    /// The manifest. Throws when two entries have one path (unless the
+    /// last is to win), or when an entry lies below something that is not
+    /// a directory.
     public consuming func finish() throws(ManifestError) -> Manifest {
         var entries: [ManifestEntry] = []
         swap(&entries, &self.entries)
         Self.sort(&entries)
+        let repeated = repeatedPaths == .lastWins ? Self.keepLastOfEachPath(&entries) : []
         entries = try completed(entries)
         Self.computeDigests(&entries)
-        return Manifest(sortedEntries: entries, source: source, timeResolution: timeResolution(of: entries))
+        return Manifest(sortedEntries: entries, source: source, timeResolution: timeResolution(of: entries), repeatedPaths: repeated)
     }
 
-    /// Sorts `entries` in manifest order: their positions are sorted (two
-    /// halves on two cores, then merged), then the entries moved along the
-    /// cycles of that permutation, so that no second array of entries is
-    /// ever made. Positions are 32 bits: half the memory.
+    /// Removes, in place, every entry of the sorted `entries` but the last
+    /// added of each path (the sort keeps the order entries were added in
+    /// among equal paths: it is stable); returns the paths that had more
+    /// than one.
+    private static func keepLastOfEachPath(_ entries: inout [ManifestEntry]) -> [[UInt8]] {
+        var repeated: [[UInt8]] = []
+        var kept = 0
+        for index in entries.indices {
+            if kept > 0, entries[kept - 1].path == entries[index].path {
+                if repeated.last != entries[index].path { repeated.append(entries[index].path) }
+                kept -= 1
+            }
+            if kept != index { entries.swapAt(kept, index) }
+            kept += 1
+        }
+        entries.removeLast(entries.count - kept)
+        return repeated
+    }
+
+    /// Sorts `entries` in manifest order, stably: their positions are
+    /// sorted (two halves on two cores, each with the standard library's
+    /// stable sort, then merged, ties from the first half first), then the
+    /// entries moved along the cycles of that permutation, so that no second
+    /// array of entries is ever made. Positions are 32 bits: half the memory.
     private static func sort(_ entries: inout [ManifestEntry]) {
         var order = Array(0..<Int32(entries.count))
         entries.withUnsafeBufferPointer { entries in
