@@ -36,14 +36,18 @@ func unpack(_ arguments: [String], _ flags: Set<String>) throws {
 /// with one of the library's readers, within its default limits: `entries`
 /// (``ArchiveEntries``, as `wrapinspect dump --digests` and `cat` read),
 /// `manifest` (``Manifest/init(reading:options:)``, as `wrapinspect digest`
-/// and `diff` read) or `tree` (``ArchiveReader``, into memory).
+/// and `diff` read; then prints `entries N` and `manifest-bytes N`, the
+/// memory its entries take) or `tree` (``ArchiveReader``, into memory).
 func readArchive(_ arguments: [String], _ flags: Set<String>) throws {
     let archive = URL(fileURLWithPath: arguments[1])
     switch arguments[0] {
     case "entries":
         try ArchiveEntries.forEach(in: archive) { _, contents in try contents.forEachBlock { _ in } }
     case "manifest":
-        _ = try Manifest(reading: archive)
+        let manifest = try Manifest(reading: archive)
+        // What the manifest's entries take: each one's storage and its path's heap buffer (32 bytes of header, 16-byte aligned).
+        let bytes = manifest.entries.reduce(0) { $0 + MemoryLayout<ManifestEntry>.stride + (32 + $1.path.count + 15) / 16 * 16 }
+        FileHandle.standardOutput.write(Data("entries \(manifest.entries.count)\nmanifest-bytes \(bytes)\n".utf8))
     case "tree":
         _ = try ArchiveReader.fileWrapper(contentsOf: archive)
     default:

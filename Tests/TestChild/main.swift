@@ -9,7 +9,8 @@
 //                                                  unpack ARCHIVE into DESTINATION, replacing it with --force;
 //                                                  print open descriptors and threads before and after
 //   fwk-test-child read-archive READER ARCHIVE     read ARCHIVE and every file's contents with one reader:
-//                                                  entries (ArchiveEntries), manifest (Manifest), tree (ArchiveReader)
+//                                                  entries (ArchiveEntries), manifest (Manifest; prints its entries
+//                                                  and the bytes they take), tree (ArchiveReader)
 //   fwk-test-child save-document SOURCE DOCUMENT  open DOCUMENT (a package, or a zip container if it ends in .zip)
 //                                                  with DocumentController, make its files SOURCE's, save it in place
 //   fwk-test-child save-while-threads-block DOCUMENT

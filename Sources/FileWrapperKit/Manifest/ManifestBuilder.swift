@@ -69,7 +69,7 @@ public struct ManifestBuilder {
         swap(&entries, &self.entries)
         Self.sort(&entries)
         let repeated = repeatedPaths == .lastWins ? Self.keepLastOfEachPath(&entries) : []
-        entries = try completed(entries)
+        entries = try completed(consume entries)
         Self.computeDigests(&entries)
         return Manifest(sortedEntries: entries, source: source, timeResolution: timeResolution(of: entries), repeatedPaths: repeated)
     }
@@ -189,15 +189,24 @@ public struct ManifestBuilder {
             }
         }
         guard !additions.isEmpty else { return entries }
-        var result: [ManifestEntry] = []
-        result.reserveCapacity(entries.count + additions.count)
-        var next = 0
-        for (position, directory) in additions {
-            result.append(contentsOf: entries[next..<position])
-            result.append(directory)
-            next = position
+        // Inserted in place, from the end: the entries past each addition's
+        // position move up by the additions still to place. A second array
+        // of entries would double the memory of a large manifest.
+        var result = consume entries
+        let count = result.count
+        result.append(contentsOf: additions.lazy.map(\.entry))
+        result.withUnsafeMutableBufferPointer { buffer in
+            var shift = additions.count
+            var end = count
+            for (position, directory) in additions.reversed() {
+                for index in stride(from: end - 1, through: position, by: -1) {
+                    buffer.swapAt(index, index + shift)
+                }
+                shift -= 1
+                buffer[position + shift] = directory
+                end = position
+            }
         }
-        result.append(contentsOf: entries[next...])
         return result
     }
 
