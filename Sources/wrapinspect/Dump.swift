@@ -18,7 +18,9 @@ struct Dump: ParsableCommand {
             symbolic links show "-> target" and are not followed, hard links in \
             an archive show "=> path". Entries are sorted by the bytes of their \
             names. The last line counts every entry below PATH, including those \
-            that --max-depth leaves out, and adds up the sizes of the files. \
+            that --max-depth leaves out, and adds up the sizes of the files. A \
+            path an archive stores twice (appended with tar -rf) shows its last \
+            entry, as extraction leaves it, and is named on standard error. \
             A folder that cannot be opened or listed (or, with --digests, a \
             file that cannot be read) is listed with its error, everything \
             else as usual, and dump then names it on standard error and \
@@ -154,7 +156,9 @@ struct StoredHint: Error, LocalizedError {
         } else {
             return nil
         }
-        description = WrapInspect.describe(error) + " (dump --stored lists the archive's entries as they are stored, unchecked)"
+        // libarchive's messages may end in a newline.
+        let refusal = WrapInspect.describe(error).trimmingCharacters(in: .whitespacesAndNewlines)
+        description = refusal + " (dump --stored lists the archive's entries as they are stored, unchecked)"
     }
 
     var errorDescription: String? { description }

@@ -5,8 +5,8 @@ import TestSupport
 /// `dump`, `digest`, `snapshot` and `diff` on a tar that stores paths
 /// twice, as `tar -rf` appends them (issue 22, item 9): read as GNU tar
 /// extracts it, each repeated path named on standard error (five, then a
-/// count); `unpack` refuses it. And `dump` names `--stored` when it refuses
-/// what an archive holds.
+/// count), and `cat` gives the last entry's bytes; `unpack` refuses it.
+/// And `dump` names `--stored` when it refuses what an archive holds.
 @Suite("wrapinspect on repeated paths")
 struct RepeatedPathCommandTests {
     /// `appended.tar` in `directory`: `names` by GNU tar, then each
@@ -48,6 +48,9 @@ struct RepeatedPathCommandTests {
         let diff = try WrapInspectProcess.run(["diff", "appended.tar", "extracted"], in: directory.url)
         #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
         #expect(diff.stderr == Self.warning("x") + "\n")
+
+        let cat = try WrapInspectProcess.run(["cat", "appended.tar", "x"], in: directory.url)
+        #expect(cat.status == 0 && cat.stdout == "second, longer\n", "the same entry as dump: \(cat.stdout)\(cat.stderr)")
 
         let unpack = try WrapInspectProcess.run(["unpack", "appended.tar", "out"], in: directory.url)
         #expect(unpack.status == 2)

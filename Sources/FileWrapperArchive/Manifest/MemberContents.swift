@@ -105,9 +105,10 @@ public enum MemberContents {
 
     /// The members' bytes from the archive `handle` reads: for each, the
     /// contents of its link group, which the group's last member that
-    /// carries any holds (``LinkGroups``). A first pass over the headers
-    /// finds those entries, which a later link may be; a second pass, from
-    /// the start, reads them.
+    /// carries any holds (``LinkGroups``), of the last entry at its path
+    /// when the archive stores it more than once (as the manifest shows it).
+    /// A first pass over the headers finds those entries, which a later
+    /// link may be; a second pass, from the start, reads them.
     /// `reopening` gives a handle that reads the archive again from the start.
     private static func readArchiveMembers(
         _ members: [[UInt8]], named name: String, from handle: ArchiveReadHandle, options: ManifestReadOptions,
@@ -134,9 +135,10 @@ public enum MemberContents {
                     if entry.carriesContents { carriers[group] = (number, entry.pathBytes) }
                 }
             default:
-                break
+                if let normalized { groups.remove(normalized) }
             }
-            if let normalized, let index = wanted[normalized], found[index] == nil { found[index] = (entry, group) }
+            // The last entry at the path, as extraction and the manifest leave it.
+            if let normalized, let index = wanted[normalized] { found[index] = (entry, group) }
         }
         // The members each carrier's bytes go to, by the carrier's number.
         var readers: [Int: [Int]] = [:]
