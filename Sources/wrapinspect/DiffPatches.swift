@@ -63,7 +63,12 @@ struct DiffPatches {
             return
         }
         let oldSide = try Self.contents(of: indices.map { diff.changes[$0].old!.path }, in: old, settings: settings)
-        let newSide = try Self.contents(of: indices.map { diff.changes[$0].new!.path }, in: new, settings: settings)
+        // When the old side holds no contents, the new side's are not read for nothing.
+        let newSide = if case .failure(let reason) = oldSide {
+            Result<[[UInt8]], Unavailable>.failure(reason)
+        } else {
+            try Self.contents(of: indices.map { diff.changes[$0].new!.path }, in: new, settings: settings)
+        }
         var patches: [Int: Patch] = [:]
         for (position, index) in indices.enumerated() {
             switch (oldSide, newSide) {
