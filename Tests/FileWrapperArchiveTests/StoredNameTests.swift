@@ -163,6 +163,42 @@ import TestSupport
         #expect(Self.paths(below: directory.appending("copy")) == Self.paths(below: source))
     }
 
+    /// A zip symlink's name and target, which libarchive also gives in
+    /// NFC, are read as stored: Info-ZIP stores the target, bsdtar
+    /// deflates it, Python's zipfile deflates a name flagged UTF-8.
+    @Test(arguments: ["zip -qry ../archive.zip .", "bsdtar --format zip -cf ../archive.zip .", "python3"])
+    func zipSymlinkNamesAndTargetsAreReadAsStored(script: String) throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.makeSource(in: directory)
+        try Interop.run("/bin/sh", ["-c", "ln -s \"$(printf 'dir-e\\314\\201')/f\" \"source/$(printf 'link-e\\314\\201')\""], in: directory.url)
+        if script == "python3" {
+            try Interop.run("python3", ["-c", #"""
+                import os, stat, zipfile
+                with zipfile.ZipFile('archive.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+                    for name in sorted(os.listdir(b'source')):
+                        path = os.path.join(b'source', name)
+                        if os.path.islink(path):
+                            info = zipfile.ZipInfo(name.decode())
+                            info.create_system = 3
+                            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+                            z.writestr(info, os.readlink(path))
+                """#], in: directory.url)
+        } else {
+            try Interop.run("/bin/sh", ["-c", "cd source && \(script)"], in: directory.url)
+        }
+        let archive = directory.appending("archive.zip")
+        let manifest = try Manifest(archiveAt: archive)
+        let named = Array("link-".utf8) + Self.nfd
+        #expect(manifest.entry(at: named)?.linkTarget == Array("dir-".utf8) + Self.nfd + Array("/f".utf8))
+        #expect(manifest.entry(at: Array("link".utf8))?.linkTarget == Self.nfd)
+        if script != "python3" {
+            try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
+            #expect(Self.paths(below: directory.appending("copy")) == Self.paths(below: source))
+            let target = Array(try FileManager.default.destinationOfSymbolicLink(atPath: directory.appending("copy/link").path).utf8)
+            #expect(target == Self.nfd)
+        }
+    }
+
     /// 7-Zip stores names in UTF-16, which libarchive converts to NFC: read
     /// from the header as stored.
     @Test func sevenZipNamesAreReadAsStored() throws {

@@ -220,11 +220,14 @@ final class ArchiveReadHandle {
                 let isSymbolicLink = header.type & S_IFMT == S_IFLNK
                 let member = try zipMember(isSymbolicLink: isSymbolicLink)
                 if let converted = header.pathBytes {
-                    let stored = isSymbolicLink ? nil : member?.name
-                    let name = ZipCentralNames.unflaggedName(stored.map { StoredName.choose(stored: $0, converted: converted) } ?? converted)
+                    let name = ZipCentralNames.unflaggedName(member.map { StoredName.choose(stored: $0.name, converted: converted) } ?? converted)
                     header.pathBytes = name
                     header.path = String(validating: name, as: UTF8.self)
                     lastPath = header.path ?? header.rawPath
+                }
+                if isSymbolicLink, let member, let converted = header.symlinkTarget,
+                   let source = unfilteredInput?.source, let stored = member.smallContents(in: source) {
+                    header.symlinkTarget = StoredName.choose(stored: stored, converted: converted)
                 }
                 try apply(member, to: &header, isSymbolicLink: isSymbolicLink)
             }

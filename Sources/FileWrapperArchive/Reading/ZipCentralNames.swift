@@ -35,6 +35,30 @@ struct ZipCentralNames {
         var modified: FileTimestamp?
         /// The expanded size the central directory gives.
         var size: UInt64
+        /// Where the member's data lies in the archive, and how it is
+        /// compressed (0 stored, 8 deflated, as the central directory says).
+        var data: (start: Int64, compressedSize: UInt64, method: UInt16, isEncrypted: Bool)
+
+        /// The member's contents as stored, for a symbolic link's target,
+        /// which libarchive gives in NFC: read from `source` when they are
+        /// stored or deflated, unencrypted and at most `limit` bytes
+        /// either way; nil otherwise or when they do not read back whole.
+        func smallContents(in source: ArchiveReadSource, limit: Int = 64 * 1024) -> [UInt8]? {
+            guard !data.isEncrypted, size <= UInt64(limit), data.compressedSize <= UInt64(limit) else { return nil }
+            var compressed = [UInt8](repeating: 0, count: Int(data.compressedSize))
+            guard compressed.withUnsafeMutableBytes({ source.copyBytes(at: data.start, into: $0) }) else { return nil }
+            switch data.method {
+            case 0:
+                return compressed.count == Int(size) ? compressed : nil
+            case 8:
+                guard let inflater = RawInflater() else { return nil }
+                var expanded = [UInt8](repeating: 0, count: Int(size))
+                let outcome = compressed.withUnsafeBytes { input in expanded.withUnsafeMutableBytes { inflater.expand(input, into: $0) } }
+                return outcome == .expanded(Int(size)) ? expanded : nil
+            default:
+                return nil
+            }
+        }
     }
 
     /// Where the data of each checked member begins, sorted, and its records.
@@ -89,7 +113,8 @@ struct ZipCentralNames {
             let dataStart = at.partialValue + Int64(localLength)
             let dataEnd = dataStart.addingReportingOverflow(Int64(clamping: compressedSize))
             starts.append((dataStart, dataEnd.overflow ? nil : dataEnd.partialValue,
-                           Member(name: localName.stored, permissions: recorded.permissions, modified: recorded.modified, size: size)))
+                           Member(name: localName.stored, permissions: recorded.permissions, modified: recorded.modified, size: size,
+                                  data: (dataStart, compressedSize, record.method, record.isEncrypted))))
         }
         starts.sort { $0.dataStart < $1.dataStart }
         members = starts.map { ($0.dataStart, $0.member) }
