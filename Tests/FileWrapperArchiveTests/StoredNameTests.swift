@@ -214,6 +214,40 @@ import TestSupport
         #expect(Self.paths(below: directory.appending("copy")) == Self.paths(below: source))
     }
 
+    /// A self-extracting 7z (a program's bytes, then the 7z where
+    /// libarchive looks for one, from byte 0x27000 on) keeps its names as
+    /// stored too: the stub here is an `MZ` and zeros, as 7-Zip's Windows
+    /// modules are not installed.
+    @Test func selfExtractingSevenZipNamesAreReadAsStored() throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.makeSource(in: directory)
+        try Interop.run("/bin/sh", ["-c", "cd source && 7z a -bd ../plain.7z . > /dev/null"], in: directory.url)
+        let archive = directory.appending("setup.exe")
+        try (Data("MZ".utf8) + Data(count: 0x27000 - 2) + Data(contentsOf: directory.appending("plain.7z"))).write(to: archive)
+        let manifest = try Manifest(archiveAt: archive)
+        #expect(manifest.entry(at: Self.nfd)?.size == 1)
+        #expect(manifest.entry(at: Self.nfc)?.size == 2)
+        try ArchiveUnpacker.unpack(archiveAt: archive, to: directory.appending("copy"))
+        #expect(Self.paths(below: directory.appending("copy")) == Self.paths(below: source))
+    }
+
+    /// The 7z and cpio that libarchive writes for us store names as given:
+    /// 7-Zip and GNU cpio extract NFD names as NFD (set as UTF-8, libarchive
+    /// wrote them in NFC). A tree to pack cannot hold an NFC and an NFD
+    /// sibling (``FileWrapper`` refuses them), so the NFC one is removed.
+    @Test(arguments: [("7z", "7z x -bd -o../extracted ../archive.7z > /dev/null"), ("cpio", "cpio -idm --quiet < ../archive.cpio")])
+    func namesAreWrittenAsGiven(format: String, extract: String) throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.makeSource(in: directory)
+        try FileManager.default.removeItem(at: source.appending(path: String(decoding: Self.nfc, as: UTF8.self)))
+        let archive = directory.appending("archive.\(format)")
+        try ArchiveWriter.write(contentsOf: source, to: archive,
+                                options: ArchiveWriteOptions(format: format == "7z" ? .sevenZip : .cpio))
+        try FileManager.default.createDirectory(at: directory.appending("extracted"), withIntermediateDirectories: false)
+        try Interop.run("/bin/sh", ["-c", "cd extracted && \(extract)"], in: directory.url)
+        #expect(Self.paths(below: directory.appending("extracted")) == Self.paths(below: source))
+    }
+
     /// A zip made as Windows tools make them: names in code page 437
     /// without the UTF-8 flag (Python's zipfile, told to encode them so).
     static func makeCodePage437Zip(in directory: TemporaryDirectory) throws -> URL {

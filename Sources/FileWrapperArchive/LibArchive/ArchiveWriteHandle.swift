@@ -119,7 +119,9 @@ final class ArchiveWriteHandle: ArchiveEntryWriter {
     func writeHeader(_ header: ArchiveEntryHeader, stored: Bool) throws {
         try ArchiveLocale.withUTF8 {
             archive_entry_clear(entry)
-            archive_entry_set_pathname_utf8(entry, header.path)
+            // As the multibyte name, which is written as it is: set as UTF-8,
+            // libarchive converts it to NFC for the 7z and cpio writers.
+            archive_entry_copy_pathname(entry, header.path)
             // libarchive's AE_IF* values are the POSIX S_IF* ones.
             let type: mode_t = switch header.kind {
             case .regularFile: S_IFREG

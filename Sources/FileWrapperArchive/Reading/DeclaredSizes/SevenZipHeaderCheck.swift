@@ -28,7 +28,7 @@ enum SevenZipHeaderCheck {
     /// Checks the header of the 7z that `source` holds, or refuses a 7z
     /// that cannot seek (libarchive reads it only by seeking to its end).
     /// Returns the names of its files as stored, in order, where it has one
-    /// start header and they can be read (not for a self-extracting one).
+    /// start header and they can be read (a self-extracting one too).
     static func check(_ source: ArchiveReadSource, budget: MemoryBudget) throws -> [[UInt8]]? {
         guard !source.isSequential else {
             guard source.head.starts(with: signature) else { return nil }
