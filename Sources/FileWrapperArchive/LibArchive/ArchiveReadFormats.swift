@@ -125,6 +125,11 @@ extension ArchiveReadFormats {
         ("lrzip", Array("LRZI".utf8)),
     ]
 
+    /// Whether `head` starts a filter that only libarchive's own detection reads.
+    static func startsLeftOutFilter(_ head: [UInt8]) -> Bool {
+        leftOutFilters.contains { head.starts(with: $0.magic) }
+    }
+
     /// A compression recognised by its first bytes, as libarchive's bidders
     /// check them (`archive_read_support_filter_*.c`); the cases run from
     /// the strongest bid to the weakest. ``DeclaredSizes`` decodes xz, lzma,

@@ -1,3 +1,4 @@
+import CArchive
 import CFileSystem
 
 /// Holds what an archive declares to ``ArchiveReadLimits/maxMemory`` before
@@ -23,8 +24,9 @@ import CFileSystem
 /// cpio variants (256 KiB), zip names (64 KiB), bzip2 blocks (900 KiB), lz4
 /// blocks (4 MiB), deflate windows (32 KiB). With
 /// ``ArchiveReadFormats/libarchiveFilterDetection`` (input that is
-/// trusted), libarchive detects the compressions inside the first itself,
-/// and what it decodes is not looked at.
+/// trusted), libarchive detects the compressions inside the first itself
+/// (and all of them inside a wrapper only it reads), and what it decodes
+/// there is not held to the limit.
 enum DeclaredSizes {
     /// The source that libarchive reads for `source`: what its compression
     /// decodes to, if it starts with one, with the checks that the bytes
@@ -46,14 +48,17 @@ enum DeclaredSizes {
     }
 
     /// `source`, or a source of what its compression decodes to: xz, lzma,
-    /// lzip and zstd decoded within the limit, the others by libarchive
-    /// (which, with ``ArchiveReadFormats/libarchiveFilterDetection``, the
-    /// reader itself detects).
+    /// lzip and zstd decoded within the limit, the others by libarchive in
+    /// a handle of its own; with ``ArchiveReadFormats/libarchiveFilterDetection``,
+    /// a wrapper only libarchive detects (uuencode, lzop...) too, with every
+    /// filter it stacks inside. Either way the format reader gets the bytes
+    /// unfiltered, and so names are read as stored (``StoredName``).
     private static func decoding(_ source: ArchiveReadSource, formats: ArchiveReadFormats, budget: MemoryBudget) throws -> ArchiveReadSource {
         let decoder: any CompressionDecoder
         switch ArchiveReadFormats.Compression.starting(source.head) {
         case nil:
-            return source
+            guard formats.contains(.libarchiveFilterDetection), ArchiveReadFormats.startsLeftOutFilter(source.head) else { return source }
+            decoder = try LibArchiveFilter(input: source, filter: archive_read_support_filter_all)
         case .xz:
             decoder = try LZMADecoder(input: source, container: .xz, budget: budget)
         case .lzma:
@@ -63,7 +68,7 @@ enum DeclaredSizes {
         case .zstd:
             decoder = try ZstdDecoder(input: source, budget: budget)
         case let compression?:
-            guard let filter = compression.libarchiveFilter, !formats.contains(.libarchiveFilterDetection) else { return source }
+            guard let filter = compression.libarchiveFilter else { return source }
             decoder = try LibArchiveFilter(input: source, filter: filter)
         }
         let decoded = ArchiveReadSource(decoding: decoder, name: source.name)
