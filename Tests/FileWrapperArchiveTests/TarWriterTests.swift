@@ -106,18 +106,18 @@ import TestSupport
     func theDataOfAnAlignedMemberStartsOnTheBoundary(pathLength: Int) throws {
         let path = pathLength == 0 ? "file" : String(repeating: "é", count: pathLength / 2)
         let header = Self.header(path: path, size: 1 << 20)
-        for offset in stride(from: 0, to: 2 * TarWriter.alignment, by: TarHeader.blockSize) {
+        for offset in stride(from: 0, to: 2 * TarWriter.alignment, by: TarBlock.size) {
             let blocks = TarHeader.blocks(for: header, at: UInt64(offset), aligningTo: TarWriter.alignment)
-            #expect(blocks.count % TarHeader.blockSize == 0)
+            #expect(blocks.count % TarBlock.size == 0)
             #expect((offset + blocks.count) % TarWriter.alignment == 0, "at \(offset)")
             let unpadded = TarHeader.blocks(for: header, at: UInt64(offset))
-            #expect(blocks.count - unpadded.count <= TarWriter.alignment + TarHeader.blockSize)
+            #expect(blocks.count - unpadded.count <= TarWriter.alignment + TarBlock.size)
         }
     }
 
     @Test func recordsCountTheirOwnLength() {
         for count in 0..<1200 {
-            let record = TarHeader.record("path", [UInt8](repeating: UInt8(ascii: "a"), count: count))
+            let record = PaxRecord.encoded("path", [UInt8](repeating: UInt8(ascii: "a"), count: count))
             let length = record.prefix { $0 != UInt8(ascii: " ") }
             #expect(Int(String(decoding: length, as: UTF8.self)) == record.count, "a value of \(count) bytes")
             #expect(record.last == UInt8(ascii: "\n"))
@@ -133,7 +133,7 @@ import TestSupport
         (FileTimestamp(seconds: -86_400), "-86400"),
     ])
     func timesAreWrittenAsPaxDecimals(time: FileTimestamp, text: String) {
-        #expect(TarHeader.paxTime(time) == text)
+        #expect(PaxRecord.text(time) == text)
     }
 
     /// What ustar's octal fields cannot hold goes in extended records, and
@@ -146,14 +146,14 @@ import TestSupport
 
         let split = String(repeating: "folder/", count: 20) + "file.txt"  // 148 bytes
         let blocks = TarHeader.blocks(for: Self.header(path: split, size: 1), at: 0)
-        #expect(blocks.count == TarHeader.blockSize)
+        #expect(blocks.count == TarBlock.size)
         #expect(String(decoding: blocks[345..<(345 + 139)], as: UTF8.self) == String(split.dropLast(9)))
         #expect(String(decoding: blocks[0..<8], as: UTF8.self) == "file.txt")
     }
 
     /// Times before 1970, with and without a fraction, come back through
     /// our reader, written as POSIX and GNU tar write them (`-1.5`; see
-    /// ``TarHeader/paxTime(_:)``).
+    /// ``PaxRecord/text(_:)``).
     @Test func timesBefore1970ComeBack() throws {
         let times = [FileTimestamp(seconds: -2, nanoseconds: 500_000_000), FileTimestamp(seconds: -86_400)]
         let root = FileWrapper(directoryWithFileWrappers: [:])

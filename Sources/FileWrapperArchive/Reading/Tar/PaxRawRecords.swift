@@ -54,7 +54,7 @@ final class PaxRawRecords: DeclaredSizeCheck {
     private var want = Want.header
     /// Where the bytes wanted begin, how many, and those gathered so far.
     private var wantStart: Int64 = 0
-    private var wantCount: Int64 = 512
+    private var wantCount = Int64(TarBlock.size)
     private var gathered: [UInt8] = []
     /// The records of the extended header read for the next entry.
     private var pending: Records?
@@ -103,7 +103,7 @@ final class PaxRawRecords: DeclaredSizeCheck {
             return
         case .body(let type):
             if type == UInt8(ascii: "x") { pending = Self.records(bytes) }
-            expect(.header, at: wantStart + Self.padded(wantCount), count: 512)
+            expect(.header, at: wantStart + Self.padded(wantCount), count: Int64(TarBlock.size))
         case .header:
             bytes.withUnsafeBytes { header($0, at: wantStart) }
         }
@@ -117,8 +117,8 @@ final class PaxRawRecords: DeclaredSizeCheck {
 
     /// Follows the header at `start`.
     private func header(_ bytes: UnsafeRawBufferPointer, at start: Int64) {
-        let block = PlainTarReader.HeaderBlock(bytes)
-        guard !block.isZero, block.isValid, let size = try? block.number(at: 124, width: 12), size >= 0 else {
+        let block = TarBlock(bytes)
+        guard !block.isZero, block.isValid, let size = block.number(TarBlock.contentSize), size >= 0 else {
             _ = stop()
             return
         }
@@ -130,7 +130,7 @@ final class PaxRawRecords: DeclaredSizeCheck {
                 return
             }
             if type == UInt8(ascii: "x") { isPax = true }
-            expect(.body(type: type), at: start + 512, count: size)
+            expect(.body(type: type), at: start + Int64(TarBlock.size), count: size)
             if size == 0 { advance() }
         case 0, UInt8(ascii: "0"), UInt8(ascii: "7"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"),
              UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"):
@@ -138,7 +138,7 @@ final class PaxRawRecords: DeclaredSizeCheck {
             let records = pending
             pending = nil
             // GNU sparse and multi-volume fields, and sparse pax records: libarchive reads more.
-            let gnuExtra = block.isGNU && (block.bytes[386] != 0 || block.bytes[482] != 0 || block.bytes[483] != 0)
+            let gnuExtra = block.hasGNUExtensions
             let dataSize = records?.size ?? size
             let isRegular = type == 0 || type == UInt8(ascii: "0") || type == UInt8(ascii: "7")
             let carriesData = isRegular || (type == UInt8(ascii: "1") && isPax)
@@ -146,9 +146,9 @@ final class PaxRawRecords: DeclaredSizeCheck {
                 _ = stop()
                 return
             }
-            let dataStart = start + 512
+            let dataStart = start + Int64(TarBlock.size)
             if let records { byDataStart[dataStart] = records }
-            expect(.header, at: dataStart + Self.padded(carriesData ? dataSize : 0), count: 512)
+            expect(.header, at: dataStart + Self.padded(carriesData ? dataSize : 0), count: Int64(TarBlock.size))
         default:
             _ = stop()
         }
@@ -158,60 +158,26 @@ final class PaxRawRecords: DeclaredSizeCheck {
     /// one is not, or when one makes the entry sparse (the walk then stops
     /// at the entry, whose size libarchive counts otherwise).
     private static func records(_ body: [UInt8]) -> Records {
+        let (parsed, wellFormed) = PaxRecord.parse(body)
         var records = Records()
-        var rest = body[...]
-        while !rest.isEmpty {
-            // "LENGTH KEY=VALUE\n", LENGTH counting the whole record.
-            guard let space = rest.prefix(8).firstIndex(of: UInt8(ascii: " ")), space > rest.startIndex,
-                  let length = Int64(decimal: rest[..<space]), length <= rest.count,
-                  case let newline = rest.startIndex + Int(length) - 1, newline > space, rest[newline] == UInt8(ascii: "\n"),
-                  let equals = rest[(space + 1)..<newline].firstIndex(of: UInt8(ascii: "=")), equals > space + 1
-            else {
-                records.wellFormed = false
-                return records
-            }
-            let key = rest[(space + 1)..<equals]
-            let value = rest[(equals + 1)..<newline]
+        records.wellFormed = wellFormed
+        for (key, value) in parsed {
             if key.elementsEqual("path".utf8) {
                 records.path = Array(value)
             } else if key.elementsEqual("linkpath".utf8) {
                 records.linkPath = Array(value)
             } else if key.elementsEqual("mtime".utf8) {
-                records.modified = time(value)
+                records.modified = PaxRecord.time(value)
             } else if key.elementsEqual("size".utf8) {
-                records.size = Int64(decimal: value)
-                if records.size == nil { records.size = -1 }
+                records.size = Int64(decimal: value) ?? -1
             } else if key.starts(with: "GNU.sparse.".utf8) {
                 records.size = -1  // sparse: the walk stops here
             }
-            rest = rest[(rest.startIndex + Int(length))...]
         }
         return records
     }
 
-    /// `[-]SECONDS[.FRACTION]` as seconds and nanoseconds from 0 to
-    /// 999,999,999: a negative time's fraction counts back from its
-    /// seconds (`-0.5` is -1 s + 500,000,000 ns); nine digits of the
-    /// fraction kept, as libarchive keeps them. nil when malformed.
-    static func time(_ value: ArraySlice<UInt8>) -> (seconds: Int64, nanoseconds: Int32)? {
-        let negative = value.first == UInt8(ascii: "-")
-        let digits = negative ? value.dropFirst() : value
-        let dot = digits.firstIndex(of: UInt8(ascii: ".")) ?? digits.endIndex
-        guard let whole = Int64(decimal: digits[..<dot]) else { return nil }
-        var nanoseconds: Int64 = 0
-        if dot < digits.endIndex {
-            let fraction = digits[(dot + 1)...]
-            guard fraction.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
-            for index in 0..<9 {
-                let at = fraction.index(fraction.startIndex, offsetBy: index, limitedBy: fraction.endIndex) ?? fraction.endIndex
-                nanoseconds = nanoseconds * 10 + (at < fraction.endIndex ? Int64(fraction[at] - UInt8(ascii: "0")) : 0)
-            }
-        }
-        guard negative else { return (whole, Int32(nanoseconds)) }
-        return nanoseconds == 0 ? (-whole, 0) : (-whole - 1, Int32(1_000_000_000 - nanoseconds))
-    }
-
     private static func padded(_ size: Int64) -> Int64 {
-        size + Int64(TarHeader.paddingToBlock(Int(size % 512)))
+        size + TarBlock.padding(after: size)
     }
 }

@@ -64,7 +64,7 @@ final class PlainTarReader: ArchiveEntryStream {
             return nil
         }
         let reader = PlainTarReader(fd: fd, size: Int64(status.st_size), name: url.relativePath)
-        guard let first = try? HeaderBlock(reader.window(at: 0, count: TarHeader.blockSize)), first.isValid, first.isTarToLibarchive,
+        guard let first = try? TarBlock(reader.window(at: 0, count: TarBlock.size)), first.isValid, first.isTarToLibarchive,
               formats.readsUnfiltered(Array(first.bytes.prefix(ArchiveReadFormats.headLength)))
         else { return nil }
         return reader
@@ -97,8 +97,8 @@ final class PlainTarReader: ArchiveEntryStream {
         while true {
             // libarchive takes an archive that ends on a block boundary without its zero blocks.
             if position == fileSize, entries > 0, extended == nil, longName == nil, longLink == nil { return nil }
-            let header = HeaderBlock(try window(at: position, count: TarHeader.blockSize))
-            position += Int64(TarHeader.blockSize)
+            let header = TarBlock(try window(at: position, count: TarBlock.size))
+            position += Int64(TarBlock.size)
             if header.isZero {
                 guard entries > 0, extended == nil, longName == nil, longLink == nil else { throw Unsupported(description: "a zero block") }
                 return nil
@@ -157,8 +157,8 @@ final class PlainTarReader: ArchiveEntryStream {
 
     /// The body of a special header (extended records, a long name or link),
     /// read whole; after it, `position` is at the next header.
-    private func special(_ header: HeaderBlock) throws -> [UInt8] {
-        let size = try header.number(at: 124, width: 12)
+    private func special(_ header: TarBlock) throws -> [UInt8] {
+        let size = try Self.number(header, TarBlock.contentSize)
         guard size <= Self.maxSpecialSize else { throw Unsupported(description: "a special header of \(size) bytes") }
         let body = Array(try window(at: position, count: Int(size)))
         position += Self.padded(size)
@@ -188,82 +188,17 @@ final class PlainTarReader: ArchiveEntryStream {
 
     /// `size` bytes of data and the zeros that fill them to whole blocks.
     private static func padded(_ size: Int64) -> Int64 {
-        size + Int64(TarHeader.paddingToBlock(Int(size)))
+        size + TarBlock.padding(after: size)
+    }
+
+    /// A number field of `block`, or ``Unsupported`` when it is malformed.
+    static func number(_ block: TarBlock, _ field: TarBlock.Field) throws -> Int64 {
+        guard let number = block.number(field) else { throw Unsupported(description: "a malformed number") }
+        return number
     }
 }
 
 extension PlainTarReader {
-    /// One 512-byte header block, read in place.
-    struct HeaderBlock {
-        let bytes: UnsafeRawBufferPointer
-
-        init(_ bytes: UnsafeRawBufferPointer) {
-            self.bytes = bytes
-        }
-
-        var type: UInt8 { bytes[156] }
-
-        var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
-
-        /// GNU tar's magic and version, `"ustar  \0"`; POSIX's are `"ustar\0"`, `"00"`.
-        var isGNU: Bool { bytes[257..<265].elementsEqual("ustar  \0".utf8) }
-        var isPOSIX: Bool { bytes[257..<265].elementsEqual("ustar\u{0}00".utf8) }
-
-        /// Whether it has either magic and its checksum is the unsigned sum
-        /// of its bytes, the checksum field counted as spaces. The field
-        /// holds octal digits, spaces and NULs only (not base-256), as
-        /// libarchive requires.
-        var isValid: Bool {
-            guard isGNU || isPOSIX,
-                  bytes[148..<156].allSatisfy({ $0 == 0 || $0 == UInt8(ascii: " ") || (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) }),
-                  let recorded = try? number(at: 148, width: 8)
-            else { return false }
-            var sum: Int64 = 0
-            for byte in bytes { sum += Int64(byte) }
-            for byte in bytes[148..<156] { sum -= Int64(byte) }
-            return sum + 8 * Int64(UInt8(ascii: " ")) == recorded
-        }
-
-        /// Whether libarchive takes a file that starts with this header for
-        /// a tar: it does when the number fields are octal or base-256.
-        var isTarToLibarchive: Bool {
-            let fields = [(100, 8), (108, 8), (116, 8), (124, 12), (136, 12), (329, 8), (337, 8)]
-            return fields.allSatisfy { (try? number(at: $0.0, width: $0.1)) != nil }
-        }
-
-        /// The field at `offset` up to its first NUL.
-        func text(at offset: Int, width: Int) -> ArraySlice<UInt8> {
-            let field = bytes[offset..<(offset + width)]
-            return Array(field.prefix { $0 != 0 })[...]
-        }
-
-        /// A number field: octal digits after optional spaces, ended by NULs
-        /// or spaces; or, with its first byte 0x80, a positive base-256
-        /// number (GNU tar's form for large values).
-        func number(at offset: Int, width: Int) throws -> Int64 {
-            let field = bytes[offset..<(offset + width)]
-            if field.first == 0x80 {
-                var value: Int64 = 0
-                for byte in field.dropFirst() {
-                    guard value <= (Int64.max >> 8) else { throw Unsupported(description: "a number too large") }
-                    value = value << 8 | Int64(byte)
-                }
-                return value
-            }
-            var value: Int64 = 0
-            var index = field.startIndex
-            while index < field.endIndex, field[index] == UInt8(ascii: " ") { index += 1 }
-            while index < field.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(field[index]) {
-                value = value * 8 + Int64(field[index] - UInt8(ascii: "0"))
-                index += 1
-            }
-            guard field[index...].allSatisfy({ $0 == 0 || $0 == UInt8(ascii: " ") }) else {
-                throw Unsupported(description: "a malformed number")
-            }
-            return value
-        }
-    }
-
     /// The records of a pax extended header (`"LENGTH KEY=VALUE\n"`) that
     /// change what the next entry is; records that only add what an unpack
     /// does not restore (access times, owners' names, extended attributes,
@@ -285,20 +220,9 @@ extension PlainTarReader {
 
         init(_ body: [UInt8]) throws {
             guard !body.contains(0) else { throw Unsupported(description: "a NUL in extended records") }
-            var rest = body[...]
-            while !rest.isEmpty {
-                // "LENGTH " counts the whole record, up to and with its newline.
-                guard let space = rest.prefix(7).firstIndex(of: UInt8(ascii: " ")), space > rest.startIndex,
-                      let length = Int64(decimal: rest[..<space]).map(Int.init), length <= rest.count,
-                      case let newline = rest.startIndex + length - 1, newline > space, rest[newline] == UInt8(ascii: "\n")
-                else { throw Unsupported(description: "a malformed extended record") }
-                let record = rest[(space + 1)..<newline]
-                guard let equals = record.firstIndex(of: UInt8(ascii: "=")), equals > record.startIndex else {
-                    throw Unsupported(description: "a malformed extended record")
-                }
-                try set(String(decoding: record[..<equals], as: UTF8.self), record[(equals + 1)...])
-                rest = rest[(rest.startIndex + length)...]
-            }
+            let (records, wellFormed) = PaxRecord.parse(body)
+            guard wellFormed else { throw Unsupported(description: "a malformed extended record") }
+            for (key, value) in records { try set(String(decoding: key, as: UTF8.self), value) }
         }
 
         private mutating func set(_ key: String, _ value: ArraySlice<UInt8>) throws {
@@ -329,9 +253,9 @@ extension PlainTarReader {
         }
 
         /// `SECONDS` or `SECONDS.FRACTION`, not before 1970, read as
-        /// ``PaxRawRecords/time(_:)`` reads it (nine digits of the fraction).
+        /// ``PaxRecord/time(_:)`` reads it (nine digits of the fraction).
         private static func time(_ value: ArraySlice<UInt8>) throws -> (seconds: Int64, nanoseconds: Int32) {
-            guard value.first != UInt8(ascii: "-"), let time = PaxRawRecords.time(value) else {
+            guard value.first != UInt8(ascii: "-"), let time = PaxRecord.time(value) else {
                 throw Unsupported(description: "a malformed time record")
             }
             return time
@@ -346,25 +270,24 @@ extension PlainTarReader {
         /// The bytes of data that follow the header.
         let size: Int64
 
-        init(_ block: HeaderBlock, extended: ExtendedRecords?, longName: [UInt8]?, longLink: [UInt8]?, isPax: Bool) throws {
+        init(_ block: TarBlock, extended: ExtendedRecords?, longName: [UInt8]?, longLink: [UInt8]?, isPax: Bool) throws {
             // GNU tar's sparse and multi-volume fields: libarchive reads them.
-            if block.isGNU, block.bytes[386] != 0 || block.bytes[482] != 0 || block.bytes[483] != 0 {
+            if block.hasGNUExtensions {
                 throw Unsupported(description: "a GNU sparse header")
             }
-            var path = block.text(at: 0, width: 100)
-            if block.isPOSIX, block.bytes[345] != 0 {
-                let prefix = block.text(at: 345, width: 155)
+            var path = block.text(TarBlock.name)
+            if block.isPOSIX, case let prefix = block.text(TarBlock.prefix), !prefix.isEmpty {
                 path = prefix + (prefix.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + path
             }
             if let longName { path = longName[...] }
             if let extendedPath = extended?.path { path = extendedPath[...] }
-            let headerLink = block.text(at: 157, width: 100)
+            let headerLink = block.text(TarBlock.linkName)
             var link = headerLink
             if let longLink { link = longLink[...] }
             if let extendedLink = extended?.linkPath { link = extendedLink[...] }
 
-            let mode = try block.number(at: 100, width: 8)
-            let size = try block.number(at: 124, width: 12)
+            let mode = try PlainTarReader.number(block, TarBlock.mode)
+            let size = try PlainTarReader.number(block, TarBlock.contentSize)
             if let extendedSize = extended?.size, extendedSize != size {
                 throw Unsupported(description: "an extended size unlike the header's")
             }
@@ -391,7 +314,7 @@ extension PlainTarReader {
                 throw Unsupported(description: "an unexpected or missing link name")
             }
             // libarchive converts names to the locale's characters, and refuses one it cannot convert.
-            let owners = block.text(at: 265, width: 32) + block.text(at: 297, width: 32)
+            let owners = block.text(TarBlock.userName) + block.text(TarBlock.groupName)
             guard !path.isEmpty, [path, link, owners].allSatisfy({ $0.allSatisfy { $0 < 0x80 } }) else {
                 throw Unsupported(description: "an empty or non-ASCII name")
             }
@@ -400,9 +323,9 @@ extension PlainTarReader {
 
             let pathBytes = Array(path)
             let linkBytes = Array(link)
-            let modified = try extended?.modified ?? (block.number(at: 136, width: 12), 0)
-            let user = try extended?.user ?? block.number(at: 108, width: 8)
-            let group = try extended?.group ?? block.number(at: 116, width: 8)
+            let modified = try extended?.modified ?? (PlainTarReader.number(block, TarBlock.modified), 0)
+            let user = try extended?.user ?? PlainTarReader.number(block, TarBlock.user)
+            let group = try extended?.group ?? PlainTarReader.number(block, TarBlock.group)
             header = ArchiveReadHandle.Header(
                 path: String(decoding: pathBytes, as: UTF8.self),
                 type: type,
@@ -418,22 +341,5 @@ extension PlainTarReader {
                 modifiedIsSet: true)
             self.size = hasContents ? size : 0
         }
-    }
-}
-
-extension Int64 {
-    /// Decimal digits only, without sign or spaces; nil on anything else
-    /// or on overflow: the numbers of tar's extended records.
-    init?(decimal digits: ArraySlice<UInt8>) {
-        guard !digits.isEmpty else { return nil }
-        var value: Int64 = 0
-        for digit in digits {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
-            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-        }
-        self = value
     }
 }

@@ -42,7 +42,7 @@ final class TarWriter: ArchiveEntryWriter {
         let blocks = TarHeader.blocks(for: header, at: output.position, aligningTo: aligned ? Self.alignment : nil)
         try blocks.withUnsafeBytes { try output.write($0, entry: header.path) }
         if isFile, header.size > 0 {
-            receiving = (header.path, header.size, TarHeader.paddingToBlock(header.size))
+            receiving = (header.path, header.size, Int(TarBlock.padding(after: Int64(header.size))))
         }
     }
 
@@ -64,7 +64,7 @@ final class TarWriter: ArchiveEntryWriter {
     /// Writes tar's end, two blocks of zeros, and passes every byte on.
     func close() throws {
         precondition(receiving == nil, "the archive was closed before the last file's bytes all came")
-        try output.writeZeros(2 * TarHeader.blockSize, entry: nil)
+        try output.writeZeros(2 * TarBlock.size, entry: nil)
         try output.flush(entry: nil)
         try finish()
     }
