@@ -24,7 +24,12 @@ enum ProgressLine {
         guard isatty(STDERR_FILENO) == 1 else { return try work(nil) }
         let progress = ManifestProgress()
         let name = Format.name(path.utf8)
-        return try showing({ seconds in "\(verb) \(name): " + text(progress, seconds: seconds) }) { (_: Drawing) in
+        return try drawing({ seconds, columns in
+            // The name gives way first, in its middle, so that the counts stay in sight.
+            let head = "\(verb) ", tail = ": " + text(progress, seconds: seconds)
+            let room = columns - TerminalWidth.columns(of: head) - TerminalWidth.columns(of: tail)
+            return head + TerminalWidth.shortenedInTheMiddle(name, to: max(room, 8)) + tail
+        }) { (_: Drawing) in
             try work(progress)
         }
     }
@@ -62,6 +67,15 @@ enum ProgressLine {
     /// erasing it at the end. `work` prints other output through the
     /// ``Drawing`` it gets, so that no output lands on the line.
     static func showing<Result>(_ line: @escaping @Sendable (Double) -> String, _ work: (Drawing) throws -> Result) throws -> Result {
+        try drawing({ seconds, _ in line(seconds) }, work)
+    }
+
+    /// Draws as `showing` does, a line made for the columns it may take
+    /// (the terminal's less one, read at each drawing); a line still longer
+    /// is cut short, for a line that wraps cannot be erased.
+    private static func drawing<Result>(
+        _ line: @escaping @Sendable (_ seconds: Double, _ columns: Int) -> String, _ work: (Drawing) throws -> Result
+    ) throws -> Result {
         let drawing = Drawing(shown: isatty(STDERR_FILENO) == 1)
         guard drawing.shown else { return try work(drawing) }
         let timer = DispatchSource.makeTimerSource(queue: drawing.queue)
@@ -69,7 +83,8 @@ enum ProgressLine {
         let start = DispatchTime.now()
         timer.setEventHandler {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line(seconds)).utf8))
+            let columns = (TerminalWidth.columns(of: STDERR_FILENO) ?? Int.max) - 1
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + TerminalWidth.truncated(line(seconds, columns), to: columns)).utf8))
             drawing.drawn = true
         }
         timer.resume()

@@ -70,6 +70,27 @@ import TestSupport
         #expect(text[last.upperBound...].contains("\r\u{1B}[K"), "the line is cleared at the end")
     }
 
+    /// On a terminal 64 columns wide the line takes 63 at most, wide
+    /// characters counted as two (as Python's `unicodedata` says): a long
+    /// name is shortened in its middle, so that the counts stay in sight.
+    @Test(arguments: ["a-folder-whose-name-is-far-too-long-for-the-line-" + String(repeating: "x", count: 40),
+                      String(repeating: "とても長い名前のフォルダ", count: 5)])
+    func theLineFitsTheTerminal(name: String) throws {
+        let directory = try Self.bench()
+        try FileManager.default.moveItem(at: directory.appending("src"), to: directory.appending(name))
+        let text = try Self.onTerminal("stty cols 64 && \"$W\" pack --format tar \(name) - | (sleep 1.5; cat > /dev/null)", in: directory)
+        let lines = text.components(separatedBy: "\r\u{1B}[K").map { $0.prefix { $0 != "\r" && $0 != "\n" } }.filter { $0.hasPrefix("packing") }
+        #expect(!lines.isEmpty, "\(text)")
+        for line in lines {
+            #expect(line.contains("…") && line.contains("/s"), "\(line)")
+        }
+        let widths = try ChildProcess.run("/usr/bin/python3", ["-c", """
+            import sys, unicodedata
+            for line in sys.argv[1:]: print(sum(2 if unicodedata.east_asian_width(c) in 'WF' else 1 for c in line))
+            """] + lines.map(String.init), environment: ["PYTHONIOENCODING": "utf-8"]).stdout
+        #expect(widths.split(separator: "\n").allSatisfy { Int($0).map { $0 <= 63 } ?? false }, "\(widths)")
+    }
+
     @Test func neverOnAPipeOrAFile() throws {
         let directory = try Self.bench()
         let text = try Self.onTerminal("\"$W\" pack --format tar src - 2> errors.txt | (sleep 1.5; cat > /dev/null)", in: directory)
