@@ -9,7 +9,8 @@
 # writes the 7z archives of the memory-budget tests. GNU tar and gzip are
 # always there.
 # Also tzdata, for the test that packs under TZ=Asia/Tokyo, and strace, for
-# the tests that count the system calls of an unpack (UnpackShapeTests among them).
+# the tests that count the system calls of an unpack (UnpackShapeTests among them),
+# and chromium, which the diff --html test opens its page in (headless).
 set -euo pipefail
 
 with_test_tools=false
@@ -21,7 +22,8 @@ esac
 
 # Each test tool as command:package.
 test_tools=(bsdtar:libarchive-tools zip:zip unzip:unzip python3:python3
-            bzip2:bzip2 xz:xz-utils zstd:zstd lz4:lz4 strace:strace cpio:cpio 7z:p7zip-full)
+            bzip2:bzip2 xz:xz-utils zstd:zstd lz4:lz4 strace:strace cpio:cpio 7z:p7zip-full
+            chromium:chromium)
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)

@@ -22,12 +22,26 @@ struct Diff: ParsableCommand {
               T PATH: kind -> kind          kind changed
               m PATH: mode 0644 -> 0755     metadata changed: mode, mtime, owner, xattrs
               R OLD -> NEW                  moved: the same contents at another path
+              R OLD -> NEW (87% similar, size -> size)
+                                            moved and changed
             then a summary. An added, removed or moved directory is one line, \
             with the number of entries below it. Times are UTC. Metadata one \
             side does not record (owners in a zip) is not compared; times are \
             compared at the coarser resolution of the two sides (2 s for a zip \
             with DOS times). A directory's new time is not reported when \
             entries came, went or changed kind in it.
+
+            Moves of changed files are found as git diff -M finds renames: a \
+            removed and an added file pair when at least --find-renames \
+            percent (50) of the removed file's bytes are in the added one, \
+            counted over the larger of the two, by git's similarity score; \
+            files whose name is unique on both sides pair first, at halfway \
+            from that to 100 %. Only removed and added files are read for \
+            this, at most --max-diff-bytes of each (larger ones are not \
+            paired), and when there are more than 1,000 × 1,000 pairs of \
+            them (--rename-limit, as git's diff.renameLimit), none is read, \
+            only moves of unchanged files are found, and a note says so on \
+            standard error.
 
             With --patch (-p, or -U N), each changed file's line is followed by \
             what changed inside it. Text (no NUL byte in its first 8,000 bytes) \
@@ -81,6 +95,16 @@ struct Diff: ParsableCommand {
         valueName: "bytes"))
     var maxDiffBytes: Int = 1 << 20
 
+    @Option(name: [.customShort("M"), .customLong("find-renames")], help: ArgumentHelp(
+        "How alike in percent a removed and an added file must be to show as a move of a changed file (default 50, as git diff -M); 100 finds moves of unchanged files only.",
+        valueName: "percent"))
+    var findRenames: Int = 50
+
+    @Option(help: ArgumentHelp(
+        "Look for moves of changed files only when there are at most this many removed × this many added files (default 1000, as git's diff.renameLimit).",
+        valueName: "n"))
+    var renameLimit: Int = SimilarFiles.limit
+
     @Flag(help: "Print one JSON object for programs instead of text.")
     var json = false
 
@@ -96,6 +120,12 @@ struct Diff: ParsableCommand {
         _ = try ignoredFields()
         if let context, context < 0 {
             throw ValidationError("--unified must be 0 or more.")
+        }
+        if !(1...100).contains(findRenames) {
+            throw ValidationError("--find-renames must be from 1 to 100.")
+        }
+        if !(0...1_000_000).contains(renameLimit) {
+            throw ValidationError("--rename-limit must be from 0 to 1000000.")
         }
         if maxDiffBytes <= 0 {
             throw ValidationError("--max-diff-bytes must be more than 0.")
@@ -116,14 +146,18 @@ struct Diff: ParsableCommand {
     }
 
     func run() throws {
-        let ignoring = try ignoredFields()
-        let diff = try ManifestDiff(from: input.manifest(of: old), to: input.manifest(of: new), ignoring: ignoring)
+        let settings = DiffPatches.Settings(
+            context: context ?? 3, maxBytes: maxDiffBytes, structured: structured, ignoring: try ignoredFields(),
+            options: ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits),
+            minimumSimilarity: findRenames, renameLimit: renameLimit)
+        let diff = try DiffPatches.diff(from: input.manifest(of: old), to: input.manifest(of: new), old: .path(old), new: .path(new),
+                                        settings: settings)
+        if diff.similarMovesSkipped {
+            printError("note: over \(renameLimit) × \(renameLimit) removed and added files, so moves of changed files were not looked for (--rename-limit)")
+        }
         let rendering = DiffRendering(diff: diff)
         var patches: DiffPatches?
         if patch || context != nil || structured {
-            let settings = DiffPatches.Settings(
-                context: context ?? 3, maxBytes: maxDiffBytes, structured: structured, ignoring: ignoring,
-                options: ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits))
             patches = try DiffPatches(of: diff, old: .path(old), new: .path(new), settings: settings)
         }
         if json {

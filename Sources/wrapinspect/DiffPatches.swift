@@ -42,6 +42,11 @@ struct DiffPatches {
         /// The metadata fields a nested archive's diff leaves out, as the outer one does.
         var ignoring: Set<ManifestDiff.Field>
         var options: ManifestReadOptions
+        /// How alike, in percent, a removed and an added file must be to
+        /// show as a move; 100 for exact moves only (`--find-renames`).
+        var minimumSimilarity: Int
+        /// Beyond this many removed × this many added files, moves of changed files are not looked for.
+        var renameLimit: Int
         /// How many archives deep a nested archive is still compared as a tree.
         static let maxDepth = 3
     }
@@ -56,7 +61,8 @@ struct DiffPatches {
         self.settings = settings
         let indices = diff.changes.indices.filter { index in
             let change = diff.changes[index]
-            return change.kind == .contents && change.old?.contentKind == .file && change.new?.contentKind == .file
+            return (change.kind == .contents && change.old?.contentKind == .file && change.new?.contentKind == .file)
+                || change.movedWithChanges
         }
         guard !indices.isEmpty else {
             patches = [:]
@@ -108,10 +114,52 @@ struct DiffPatches {
             return (data, manifest)
         }
         guard let (oldData, oldManifest) = manifest(old), let (newData, newManifest) = manifest(new) else { return nil }
-        let diff = try ManifestDiff(from: oldManifest, to: newManifest, ignoring: settings.ignoring)
+        let diff = try diff(from: oldManifest, to: newManifest, old: .archive(oldData, name: name), new: .archive(newData, name: name),
+                            settings: settings)
         let patches = try DiffPatches(of: diff, old: .archive(oldData, name: name), new: .archive(newData, name: name),
                                       settings: settings, depth: depth + 1)
         return .archive(diff, patches)
+    }
+
+    /// The diff of two manifests read from `old` and `new`, with moves of
+    /// files that also changed unless `settings` asks for exact moves only.
+    static func diff(from oldManifest: Manifest, to newManifest: Manifest, old: Source, new: Source, settings: Settings) throws -> ManifestDiff {
+        guard settings.minimumSimilarity < 100 else {
+            return try ManifestDiff(from: oldManifest, to: newManifest, ignoring: settings.ignoring)
+        }
+        return try ManifestDiff(from: oldManifest, to: newManifest, ignoring: settings.ignoring, minimumPercent: settings.minimumSimilarity,
+                                limit: settings.renameLimit) {
+            entries, side in try signatures(of: entries, in: side == .old ? old : new, settings: settings)
+        }
+    }
+
+    /// The contents' signature of each of `entries` (files) in `source`,
+    /// read in one pass; nil for a file over `maxBytes` (not read) and for
+    /// every file of a manifest, which holds no contents.
+    private static func signatures(of entries: [ManifestEntry], in source: Source, settings: Settings) throws -> [ContentSignature?] {
+        let read = entries.indices.filter { (entries[$0].size ?? 0) <= settings.maxBytes }
+        var builders = Array(repeating: ContentSignature.Builder(), count: read.count)
+        let collect = { (index: Int, block: UnsafeRawBufferPointer) in builders[index].append(block) }
+        switch source {
+        case .path(let path):
+            let url = try StandardInput.url(for: path)
+            if case .manifest = try Manifest.inputKind(of: url, options: settings.options) {
+                return Array(repeating: nil, count: entries.count)
+            }
+            if !read.isEmpty {
+                try MemberContents.forEachBlock(ofMembers: read.map { entries[$0].path }, in: url, options: settings.options, collect)
+            }
+        case .archive(let data, let name):
+            if !read.isEmpty {
+                try MemberContents.forEachBlock(ofMembers: read.map { entries[$0].path }, inArchiveData: data, name: name,
+                                                options: settings.options, collect)
+            }
+        }
+        var signatures = [ContentSignature?](repeating: nil, count: entries.count)
+        for (position, index) in read.enumerated() {
+            signatures[index] = builders[position].finish()
+        }
+        return signatures
     }
 
     /// Why a side's contents cannot be shown.

@@ -67,7 +67,9 @@ struct DiffRendering {
             head = path(change.entry)
         case .moved:
             let below = change.entriesBelow > 0 ? " (directory, \(entryCount(change.entriesBelow)))" : ""
-            head = "\(path(change.old!)) -> \(path(change.new!))\(below)"
+            let similar = change.movedWithChanges
+                ? " (\(change.similarity ?? 0)% similar, \(Format.size(change.old!.size ?? 0)) -> \(Format.size(change.new!.size ?? 0)))" : ""
+            head = "\(path(change.old!)) -> \(path(change.new!))\(below)\(similar)"
         }
         return details.isEmpty ? head : "\(head): \(details)"
     }
@@ -163,7 +165,7 @@ struct DiffRendering {
     // MARK: JSON
 
     /// The diff as one JSON object, keys in a fixed order:
-    /// `{"version":1,"old":{..},"new":{..},"ignored":[..],"timeResolution":ns,
+    /// `{"version":2,"old":{..},"new":{..},"ignored":[..],"timeResolution":ns,
     /// "changes":[..],"summary":{..}}`. Each change has `change` (added,
     /// removed, contents, kind, metadata, moved) and `path`; paths that are
     /// not UTF-8 are escaped in `path` and kept exactly in `pathBase64`.
@@ -173,7 +175,7 @@ struct DiffRendering {
             (kind.rawValue, .number(Int64(diff.changes.count { $0.kind == kind })))
         } + [("total", .number(Int64(diff.changes.count)))]
         let object: JSONValue = .object([
-            ("version", .number(1)),
+            ("version", .number(2)),
             ("old", Self.json(diff.oldSource)),
             ("new", Self.json(diff.newSource)),
             ("ignored", .array(ManifestDiff.Field.allCases.filter(diff.ignoredFields.contains).map { .string($0.rawValue) })),
@@ -215,6 +217,10 @@ struct DiffRendering {
         case .moved:
             members += pathMembers("to", change.new!.path)
             members += entryMembers(change.new!, entriesBelow: change.entriesBelow)
+            members.append(("similarity", .number(Int64(change.similarity ?? 100))))
+            if change.movedWithChanges {
+                members.append(("old", .object(entryMembers(change.old!, entriesBelow: 0))))
+            }
         }
         if !change.fields.isEmpty {
             members.append(("fields", .object(change.fields.map { ($0.rawValue, fieldJSON($0, of: change)) })))

@@ -201,7 +201,7 @@ struct DiffTests {
         let result = try sample.wrapinspect("diff", "--json", "Travel.journal", "Edited.journal")
         #expect(result.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(object["version"] as? Int == 1)
+        #expect(object["version"] as? Int == 2)
         #expect((object["old"] as? [String: Any])?["name"] as? String == "Travel.journal")
         let summary = try #require(object["summary"] as? [String: Int])
         #expect(summary == ["added": 1, "removed": 1, "contents": 1, "kind": 1, "metadata": 2, "moved": 1, "total": 7])

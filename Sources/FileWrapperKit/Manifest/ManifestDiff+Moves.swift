@@ -12,42 +12,64 @@ extension ManifestDiff.Comparer {
     /// about where a file came from.
     private static let emptyFileDigest = SHA256Digest.of([UInt8]())
 
-    /// Pairs the removed and added entries into moves, then records the
-    /// moves (with the metadata changes inside moved directories) and what
-    /// is left of the removed and added subtrees.
+    /// Pairs the removed and added entries whose contents are the same
+    /// into moves.
     ///
     /// Directories are paired first, outermost first, so that a moved
     /// directory is one move; then files and symbolic links that are not in
     /// a moved directory.
-    mutating func recordMovesAndTheRest() {
-        var movedOld: Set<Int> = [], movedNew: Set<Int> = []
-        var moves: [(old: Int, new: Int)] = []
-        if !removedRoots.isEmpty, !addedRoots.isEmpty {
-            let removed = candidates(below: removedRoots, in: old)
-            let added = candidates(below: addedRoots, in: new)
-            // Sorted by old position, a directory comes before the directories inside it.
-            let directoryPairs = Self.pairs(removed.directories, added.directories, old: old, new: new).sorted { $0.old < $1.old }
-            for pair in directoryPairs {
-                let oldRange = pair.old..<old.endOfSubtree(at: pair.old), newRange = pair.new..<new.endOfSubtree(at: pair.new)
-                guard !oldRange.contains(where: movedOld.contains), !newRange.contains(where: movedNew.contains) else { continue }
-                movedOld.formUnion(oldRange)
-                movedNew.formUnion(newRange)
-                moves.append(pair)
-            }
-            let leaves = (
-                removed.leaves.mapValues { $0.filter { !movedOld.contains($0) } },
-                added.leaves.mapValues { $0.filter { !movedNew.contains($0) } })
-            for pair in Self.pairs(leaves.0, leaves.1, old: old, new: new) {
-                movedOld.insert(pair.old)
-                movedNew.insert(pair.new)
-                moves.append(pair)
+    mutating func findExactMoves() {
+        guard !removedRoots.isEmpty, !addedRoots.isEmpty else { return }
+        let removed = candidates(below: removedRoots, in: old)
+        let added = candidates(below: addedRoots, in: new)
+        // Sorted by old position, a directory comes before the directories inside it.
+        let directoryPairs = Self.pairs(removed.directories, added.directories, old: old, new: new).sorted { $0.old < $1.old }
+        for pair in directoryPairs {
+            let oldRange = pair.old..<old.endOfSubtree(at: pair.old), newRange = pair.new..<new.endOfSubtree(at: pair.new)
+            guard !oldRange.contains(where: movedOld.contains), !newRange.contains(where: movedNew.contains) else { continue }
+            movedOld.formUnion(oldRange)
+            movedNew.formUnion(newRange)
+            moves.append((pair.old, pair.new, 100))
+        }
+        let leaves = (
+            removed.leaves.mapValues { $0.filter { !movedOld.contains($0) } },
+            added.leaves.mapValues { $0.filter { !movedNew.contains($0) } })
+        for pair in Self.pairs(leaves.0, leaves.1, old: old, new: new) {
+            movedOld.insert(pair.old)
+            movedNew.insert(pair.new)
+            moves.append((pair.old, pair.new, 100))
+        }
+    }
+
+    /// The entries that left and arrived and are not in an exact move,
+    /// but for directories, in manifest order: where moves of changed
+    /// files are looked for.
+    func unpairedEntries() -> (old: [Int], new: [Int]) {
+        func unpaired(below roots: [Int], in manifest: Manifest, moved: Set<Int>) -> [Int] {
+            roots.flatMap { root in
+                (root..<manifest.endOfSubtree(at: root)).filter { !moved.contains($0) && manifest.entries[$0].kind != .directory }
             }
         }
+        return (unpaired(below: removedRoots, in: old, moved: movedOld), unpaired(below: addedRoots, in: new, moved: movedNew))
+    }
+
+    /// Adds moves of files whose contents changed: `old` and `new` index
+    /// entries of ``unpairedEntries()``, `similarity` in percent.
+    mutating func addSimilarMove(old oldIndex: Int, new newIndex: Int, similarity: Int) {
+        movedOld.insert(oldIndex)
+        movedNew.insert(newIndex)
+        moves.append((oldIndex, newIndex, similarity))
+    }
+
+    /// Records the moves (with the metadata changes inside moved
+    /// directories) and what is left of the removed and added subtrees.
+    mutating func recordMovesAndTheRest() {
         for move in moves {
             let before = old.entries[move.old], after = new.entries[move.new]
             let oldEnd = old.endOfSubtree(at: move.old), newEnd = new.endOfSubtree(at: move.new)
             changes.append(ManifestDiff.Change(
-                kind: .moved, old: before, new: after, fields: changedFields(before, after), entriesBelow: oldEnd - move.old - 1))
+                kind: .moved, old: before, new: after, fields: changedFields(before, after), entriesBelow: oldEnd - move.old - 1,
+                similarity: move.similarity))
             // The same names and kinds below (the tree digests agree): only metadata can differ.
             compare(oldRange: (move.old + 1)..<oldEnd, newRange: (move.new + 1)..<newEnd, oldPrefix: before.path, newPrefix: after.path)
         }

@@ -54,8 +54,10 @@ public struct ManifestDiff: Sendable {
             case kind
             /// Only the metadata in ``Change/fields`` changed.
             case metadata
-            /// The same contents are at another path (``Change/new``), with
-            /// everything below them; the metadata may have changed too.
+            /// The entry is at another path (``Change/new``), with
+            /// everything below it; the metadata may have changed too. The
+            /// contents are the same, unless ``Change/similarity`` is under
+            /// 100: a file that moved and changed.
             case moved
         }
 
@@ -71,13 +73,23 @@ public struct ManifestDiff: Sendable {
         /// a directory: how many entries below it go with it (entries that
         /// moved elsewhere are not counted). 0 otherwise.
         public let entriesBelow: Int
+        /// For a move, how alike the contents are in percent, as git's
+        /// similarity index: 100 when they are the same (a move found by
+        /// digest), less for a file that moved and changed. nil otherwise.
+        public let similarity: Int?
 
-        init(kind: Kind, old: ManifestEntry?, new: ManifestEntry?, fields: [Field] = [], entriesBelow: Int = 0) {
+        init(kind: Kind, old: ManifestEntry?, new: ManifestEntry?, fields: [Field] = [], entriesBelow: Int = 0, similarity: Int? = nil) {
             self.kind = kind
             self.old = old
             self.new = new
             self.fields = fields
             self.entriesBelow = entriesBelow
+            self.similarity = similarity
+        }
+
+        /// Whether a move's file has other contents at its new path.
+        public var movedWithChanges: Bool {
+            kind == .moved && old?.contentKind == .file && new?.contentKind == .file && old?.contentDigest != new?.contentDigest
         }
 
         /// The path the change is reported at: a move's old path, else the
@@ -123,6 +135,9 @@ public struct ManifestDiff: Sendable {
     /// How many pairs of entries at one path were compared: a test hook
     /// that shows identical subtrees being skipped.
     package let comparedEntries: Int
+    /// Whether moves of changed files were not looked for, the removed and
+    /// added files being too many (``SimilarFiles/limit``, or as given).
+    public let similarMovesSkipped: Bool
 
     /// Whether the two manifests hold the same tree, as far as compared.
     public var isEmpty: Bool { changes.isEmpty }
@@ -140,20 +155,73 @@ public struct ManifestDiff: Sendable {
     /// Throws when either manifest was made without hashing file contents:
     /// without digests, contents cannot be compared.
     public init(from old: Manifest, to new: Manifest, ignoring: Set<Field> = []) throws(ManifestError) {
+        try Self.requireDigests(old, new)
+        var comparer = Comparer(old: old, new: new, ignoring: ignoring)
+        comparer.compare(oldRange: 0..<old.entries.count, newRange: 0..<new.entries.count, oldPrefix: [], newPrefix: [])
+        comparer.findExactMoves()
+        self.init(comparer, skippedForLimit: false)
+    }
+
+    /// The changes from `old` to `new` as ``init(from:to:ignoring:)``
+    /// finds them, and moves of files that also changed: the removed and
+    /// added entries that are not exact moves are paired by
+    /// ``SimilarFiles`` at `minimumPercent` alike or more, their contents'
+    /// signatures given by `signatures` (called with the old side's
+    /// entries, then the new side's; nil for an entry it does not compare).
+    /// When there are more than `limit` × `limit` such pairs, nothing is
+    /// read and only exact moves are found (``similarMovesSkipped``).
+    public init(
+        from old: Manifest, to new: Manifest, ignoring: Set<Field> = [], minimumPercent: Int, limit: Int = SimilarFiles.limit,
+        signatures: (_ entries: [ManifestEntry], _ side: Side) throws -> [ContentSignature?]
+    ) throws {
+        try Self.requireDigests(old, new)
+        var comparer = Comparer(old: old, new: new, ignoring: ignoring)
+        comparer.compare(oldRange: 0..<old.entries.count, newRange: 0..<new.entries.count, oldPrefix: [], newPrefix: [])
+        comparer.findExactMoves()
+        let unpaired = comparer.unpairedEntries()
+        // Over the limit, nothing is read: the cost stays bounded, as git's diff.renameLimit bounds it.
+        let skipped = unpaired.old.count * unpaired.new.count > limit * limit
+        if !skipped, !unpaired.old.isEmpty, !unpaired.new.isEmpty {
+            func candidates(_ indices: [Int], _ manifest: Manifest, _ side: Side) throws -> [SimilarFiles.Candidate] {
+                let entries = indices.map { manifest.entries[$0] }
+                let files = entries.filter { $0.kind == .file && ($0.size ?? 0) > 0 }
+                var found = files.isEmpty ? [] : try signatures(files, side)[...]
+                return entries.map { entry in
+                    let signature = entry.kind == .file && (entry.size ?? 0) > 0 ? found.popFirst() ?? nil : nil
+                    return SimilarFiles.Candidate(path: entry.path, signature: signature)
+                }
+            }
+            let similar = try SimilarFiles(removed: candidates(unpaired.old, old, .old), added: candidates(unpaired.new, new, .new),
+                                           minimumPercent: minimumPercent)
+            for pair in similar.pairs {
+                comparer.addSimilarMove(old: unpaired.old[pair.removed], new: unpaired.new[pair.added], similarity: pair.percent)
+            }
+        }
+        self.init(comparer, skippedForLimit: skipped)
+    }
+
+    /// Throws when either manifest was made without hashing file contents.
+    private static func requireDigests(_ old: Manifest, _ new: Manifest) throws(ManifestError) {
         for manifest in [old, new] where !manifest.hasContentDigests {
             throw ManifestError(
                 file: manifest.source.name,
                 message: "the manifest has no content digests, so its files cannot be compared; diff needs manifests made with hashing")
         }
-        var comparer = Comparer(old: old, new: new, ignoring: ignoring)
-        comparer.compare(oldRange: 0..<old.entries.count, newRange: 0..<new.entries.count, oldPrefix: [], newPrefix: [])
+    }
+
+    /// Which side of a diff.
+    public enum Side: Sendable { case old, new }
+
+    private init(_ comparer: Comparer, skippedForLimit: Bool) {
+        var comparer = comparer
         comparer.recordMovesAndTheRest()
-        oldSource = old.source
-        newSource = new.source
+        oldSource = comparer.old.source
+        newSource = comparer.new.source
         changes = comparer.finishedChanges()
-        ignoredFields = ignoring
+        ignoredFields = comparer.ignoring
         timeResolution = comparer.timeResolution
         comparedEntries = comparer.comparedEntries
+        similarMovesSkipped = skippedForLimit
     }
 }
 
@@ -170,6 +238,10 @@ extension ManifestDiff {
         /// The first entry of each subtree that is only on one side.
         var removedRoots: [Int] = []
         var addedRoots: [Int] = []
+        /// Moves found so far, `similarity` in percent, and the entries they take.
+        var moves: [(old: Int, new: Int, similarity: Int)] = []
+        var movedOld: Set<Int> = []
+        var movedNew: Set<Int> = []
         /// Directories (by path after the change) with an entry added, removed,
         /// moved or changed in kind directly inside: their own times are not news.
         private var structurallyChanged: Set<[UInt8]> = []
