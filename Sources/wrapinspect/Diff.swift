@@ -105,6 +105,11 @@ struct Diff: ParsableCommand {
         valueName: "n"))
     var renameLimit: Int = SimilarFiles.limit
 
+    @Option(help: ArgumentHelp(
+        "Also write one self-contained HTML page to this file (- for standard output): the tree with changes marked, each patch (JSON and property lists compared as data), and size maps before and after.",
+        valueName: "file"), completion: .file(extensions: ["html"]))
+    var html: String?
+
     @Flag(help: "Print one JSON object for programs instead of text.")
     var json = false
 
@@ -150,8 +155,8 @@ struct Diff: ParsableCommand {
             context: context ?? 3, maxBytes: maxDiffBytes, structured: structured, ignoring: try ignoredFields(),
             options: ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits),
             minimumSimilarity: findRenames, renameLimit: renameLimit)
-        let diff = try DiffPatches.diff(from: input.manifest(of: old), to: input.manifest(of: new), old: .path(old), new: .path(new),
-                                        settings: settings)
+        let (oldManifest, newManifest) = try (input.manifest(of: old), input.manifest(of: new))
+        let diff = try DiffPatches.diff(from: oldManifest, to: newManifest, old: .path(old), new: .path(new), settings: settings)
         if diff.similarMovesSkipped {
             printError("note: over \(renameLimit) × \(renameLimit) removed and added files, so moves of changed files were not looked for (--rename-limit)")
         }
@@ -159,6 +164,14 @@ struct Diff: ParsableCommand {
         var patches: DiffPatches?
         if patch || context != nil || structured {
             patches = try DiffPatches(of: diff, old: .path(old), new: .path(new), settings: settings)
+        }
+        if let html {
+            var pageSettings = settings
+            pageSettings.structured = true
+            let pagePatches = try patches.flatMap { settings.structured ? $0 : nil }
+                ?? DiffPatches(of: diff, old: .path(old), new: .path(new), settings: pageSettings)
+            try HtmlDiffReport(diff: diff, patches: pagePatches, old: oldManifest, new: newManifest, oldName: old, newName: new)
+                .page.write(to: html)
         }
         if json {
             try StandardOutput.line(rendering.json(patches: patches))

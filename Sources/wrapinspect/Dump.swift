@@ -56,6 +56,10 @@ struct Dump: ParsableCommand {
     @Flag(help: "List an archive's entries as stored, in order, without building a tree.")
     var stored = false
 
+    @Option(help: ArgumentHelp("Also write the tree and its size map as one self-contained HTML page to this file (- for standard output).", valueName: "file"),
+            completion: .file(extensions: ["html"]))
+    var html: String?
+
     @OptionGroup var input: InputOptions
 
     func validate() throws {
@@ -81,6 +85,7 @@ struct Dump: ParsableCommand {
         } catch {
             throw StoredHint(error, path: path, formats: input.formats) ?? error
         }
+        if let html { try HtmlDumpReport.page(manifest, name: path).write(to: html) }
         if json {
             try StandardOutput.write(manifest.encoded(as: .json))
             return try reportUnreadable(of: manifest)

@@ -38,6 +38,10 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print the results as JSON.")
     var json = false
 
+    @Option(help: ArgumentHelp("Also write the results, the tree and its size map as one self-contained HTML page to this file (- for standard output).", valueName: "file"),
+            completion: .file(extensions: ["html"]))
+    var html: String?
+
     @OptionGroup var input: InputOptions
 
     /// The forms verified unless `--via` says otherwise: those that
@@ -87,6 +91,7 @@ struct Verify: ParsableCommand {
         if json {
             try StandardOutput.line(Self.json(results, path: path).serialized)
         }
+        if let html { try HtmlVerifyReport.page(results, path: path, input: input).write(to: html) }
         if results.contains(where: { !$0.keepsTree }) {
             throw ExitCode(1)
         }
