@@ -57,6 +57,13 @@ struct Diff: ParsableCommand {
             that is an archive on both sides is compared as a tree, its changes \
             and patches indented under it, three archives deep.
 
+            With --html FILE, the same comparison is also written as one \
+            page that needs nothing else (no network, no other file): the \
+            tree after the change with each change marked and removed entries \
+            struck through, each changed file's patch to unfold (JSON and \
+            property lists compared as data), and size maps of both trees, \
+            each file a box whose area is its size, coloured by its change.
+
             Exit status: 0 when the trees are the same (nothing is printed), 1 \
             when they differ, 2 on trouble (a missing or unreadable input, bad \
             usage).
@@ -106,7 +113,7 @@ struct Diff: ParsableCommand {
     var renameLimit: Int = SimilarFiles.limit
 
     @Option(help: ArgumentHelp(
-        "Also write one self-contained HTML page to this file (- for standard output): the tree with changes marked, each patch (JSON and property lists compared as data), and size maps before and after.",
+        "Also write one self-contained HTML page to this file: the tree with changes marked, each patch (JSON and property lists compared as data), and size maps before and after.",
         valueName: "file"), completion: .file(extensions: ["html"]))
     var html: String?
 

@@ -56,7 +56,7 @@ struct Dump: ParsableCommand {
     @Flag(help: "List an archive's entries as stored, in order, without building a tree.")
     var stored = false
 
-    @Option(help: ArgumentHelp("Also write the tree and its size map as one self-contained HTML page to this file (- for standard output).", valueName: "file"),
+    @Option(help: ArgumentHelp("Also write the tree and its size map as one self-contained HTML page to this file.", valueName: "file"),
             completion: .file(extensions: ["html"]))
     var html: String?
 

@@ -38,7 +38,7 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print the results as JSON.")
     var json = false
 
-    @Option(help: ArgumentHelp("Also write the results, the tree and its size map as one self-contained HTML page to this file (- for standard output).", valueName: "file"),
+    @Option(help: ArgumentHelp("Also write the results, the tree and its size map as one self-contained HTML page to this file.", valueName: "file"),
             completion: .file(extensions: ["html"]))
     var html: String?
 

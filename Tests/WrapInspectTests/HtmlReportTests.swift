@@ -161,4 +161,36 @@ struct HtmlReportTests {
         #expect(text.contains("Every form kept the tree"))
         #expect(text.contains("zip") && text.contains("owners"), "the zip's row and what it does not keep")
     }
+
+    /// Over 5,000 entries, a page lists the changed ones and the folders
+    /// above them (or the first 5,000 when none changed), and says so:
+    /// two tars of 5,010 files written by python3, one file changed.
+    @Test func aLargeTreeListsItsChanges() throws {
+        let directory = try TemporaryDirectory()
+        let script = """
+            import io, sys, tarfile
+            for path, changed in ((sys.argv[1], b"one\\n"), (sys.argv[2], b"two\\n")):
+                with tarfile.open(path, "w") as archive:
+                    for index in range(5010):
+                        data = changed if index == 4000 else b""
+                        info = tarfile.TarInfo(f"d{index // 1000}/f{index}.txt")
+                        info.size, info.mtime = len(data), 1700000000
+                        archive.addfile(info, io.BytesIO(data))
+            """
+        let made = try ChildProcess.run("/usr/bin/python3", ["-c", script, "A.tar", "B.tar"], in: directory.url)
+        try #require(made.status == 0, "\(made.stderr)")
+        let diff = try WrapInspectProcess.run(["diff", "--html", "diff.html", "A.tar", "B.tar"], in: directory.url)
+        #expect(diff.status == 1, "\(diff.stderr)")
+        let page = try String(contentsOf: directory.appending("diff.html"), encoding: .utf8)
+        #expect(page.contains("5014 of 5016 entries not listed: the changed ones and the folders above them are."), "\(page.prefix(3000))")
+        #expect(page.contains("f4000.txt"))
+        #expect(page.components(separatedBy: "<li").count - 1 == 3, "the root, d4/ and the file")
+        let dump = try WrapInspectProcess.run(["dump", "--html", "dump.html", "A.tar"], in: directory.url)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let listing = try String(contentsOf: directory.appending("dump.html"), encoding: .utf8)
+        #expect(listing.contains("16 of 5016 entries not listed: the first 5000 are."))
+        // Not standard output, which has the command's own output.
+        let refused = try WrapInspectProcess.run(["diff", "--html", "-", "A.tar", "B.tar"], in: directory.url)
+        #expect(refused.status == 2 && refused.stderr.contains("--html needs a file"), "\(refused.stderr)")
+    }
 }

@@ -38,12 +38,21 @@ struct HtmlDiffReport {
     /// removed subtrees from the old tree; `lines` are the changes' text
     /// lines, marker first, by index.
     private func rows(lines: [String]) -> [HtmlTreeList.Row] {
-        var byNewPath: [[UInt8]: Int] = [:], removedRoots: [[UInt8]] = [], addedRoots: [[UInt8]] = [], movedFrom: [[UInt8]] = []
+        var byNewPath: [[UInt8]: Int] = [:], removedRoots: Set<[UInt8]> = [], addedRoots: Set<[UInt8]> = [], movedFrom: Set<[UInt8]> = []
+        /// Whether `path` or a folder above it is in `roots`.
+        func isBelow(_ path: [UInt8], _ roots: Set<[UInt8]>) -> Bool {
+            var current: [UInt8]? = path
+            while let path = current {
+                if roots.contains(path) { return true }
+                current = ManifestPath.parent(of: path)
+            }
+            return false
+        }
         for (index, change) in diff.changes.enumerated() {
             switch change.kind {
-            case .removed: removedRoots.append(change.old!.path)
-            case .added: addedRoots.append(change.new!.path); byNewPath[change.new!.path] = index
-            case .moved: movedFrom.append(change.old!.path); byNewPath[change.new!.path] = index
+            case .removed: removedRoots.insert(change.old!.path)
+            case .added: addedRoots.insert(change.new!.path); byNewPath[change.new!.path] = index
+            case .moved: movedFrom.insert(change.old!.path); byNewPath[change.new!.path] = index
             default: byNewPath[change.new!.path] = index
             }
         }
@@ -60,14 +69,13 @@ struct HtmlDiffReport {
                 let path = change.entry.displayPath + (change.entry.kind == .directory ? "/" : "")
                 row.facts = HtmlText.escaped(change.kind != .moved && text.hasPrefix(path) ? String(text.dropFirst(path.count)) : String(text))
                 row.patch = patch(index)
-            } else if addedRoots.contains(where: { ManifestPath.isWithin(entry.path, $0) }) {
+            } else if isBelow(entry.path, addedRoots) {
                 row.change = "added"
                 row.marker = "+"
             }
             rows.append(row)
         }
-        for entry in old.entries where removedRoots.contains(where: { ManifestPath.isWithin(entry.path, $0) })
-            && !movedFrom.contains(where: { ManifestPath.isWithin(entry.path, $0) }) {
+        for entry in old.entries where !removedRoots.isEmpty && isBelow(entry.path, removedRoots) && !isBelow(entry.path, movedFrom) {
             rows.append(HtmlTreeList.Row(path: entry.path, isDirectory: entry.kind == .directory, change: "removed", marker: "-",
                                          facts: HtmlText.escaped(HtmlTreeList.facts(entry))))
         }

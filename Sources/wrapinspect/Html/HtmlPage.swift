@@ -1,3 +1,4 @@
+import ArgumentParser
 import FileWrapperKit
 import Foundation
 import Glibc
@@ -38,16 +39,18 @@ struct HtmlPage {
     }
 
     /// Writes the page to `given` as wrapinspect writes the files it makes
-    /// (``OutputDestination``): `-` is standard output, a regular file is
-    /// replaced atomically, a link is followed.
+    /// (``OutputDestination``): a regular file is replaced atomically, a
+    /// link is followed, a pipe or device is written to. Not `-`: standard
+    /// output has the command's own output.
     func write(to given: String) throws {
+        guard given != "-" else {
+            throw ValidationError("--html needs a file: standard output has the command's own output.")
+        }
         let bytes = Array(document.utf8)
         switch try OutputDestination.resolving(given, binary: false) {
         case .file(let path):
             Interruption.removesTemporaries(replacing: path)
             try Self.replace(path, with: bytes)
-        case .stream(STDOUT_FILENO, _, false):
-            try StandardOutput.write(Data(bytes))
         case .stream(let fd, let name, let owned):
             defer { if owned { Syscall.close(fd) } }
             try bytes.withUnsafeBytes { try Syscall.writeAll($0, to: fd, path: { name }) }
@@ -80,7 +83,7 @@ struct HtmlPage {
         header{position:sticky;top:0;background:#fff;border-bottom:1px solid #d8dde6;padding:8px 0;z-index:1}
         h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:22px 0 8px}
         .controls{font-size:13px;color:#4a5468}.controls button{font:inherit;margin-left:6px}
-        #status{margin-left:12px}
+        #status{margin-left:12px}.note{color:#6b7488;font-size:13px}
         .summary{font-weight:600}
         ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:18px}ul.tree{padding-left:0}
         ul.tree li{margin:1px 0}

@@ -37,9 +37,26 @@ struct HtmlTreeList {
         }
     }
 
-    /// `rows` (in manifest order, parents before what is below them) as a nested list.
+    /// How many entries a page lists; a larger tree lists its changed
+    /// entries and the folders above them (or its first entries when none
+    /// changed), so that the page stays one a browser opens.
+    static let maxRows = 5_000
+
+    /// `rows` (in manifest order, parents before what is below them) as a
+    /// nested list, at most ``maxRows`` of them.
     static func html(_ rows: [Row], rootName: String) -> String {
-        var parts = ["<ul class=\"tree\"><li><details open><summary class=\"row\"><span class=\"name\">\(HtmlText.escaped(rootName))/</span></summary><ul>"]
+        var rows = rows, note = ""
+        if rows.count > maxRows {
+            let all = rows.count
+            var kept: Set<[UInt8]> = []
+            for row in rows where row.change != nil && kept.count < maxRows {
+                var current: [UInt8]? = row.path
+                while let path = current, !path.isEmpty, kept.insert(path).inserted { current = ManifestPath.parent(of: path) }
+            }
+            rows = kept.isEmpty ? Array(rows.prefix(maxRows)) : rows.filter { kept.contains($0.path) }
+            note = "<p class=\"note\">\(all - rows.count) of \(all) entries not listed: \(kept.isEmpty ? "the first \(maxRows) are" : "the changed ones and the folders above them are").</p>"
+        }
+        var parts = [note + "<ul class=\"tree\"><li><details open><summary class=\"row\"><span class=\"name\">\(HtmlText.escaped(rootName))/</span></summary><ul>"]
         var open: [[UInt8]] = []
         for row in rows {
             while let last = open.last, !ManifestPath.isWithin(row.path, last) {
