@@ -173,10 +173,14 @@ struct Diff: ParsableCommand {
             patches = try DiffPatches(of: diff, old: .path(old), new: .path(new), settings: settings)
         }
         if let html {
+            // The page compares JSON and property lists as data, whatever the text output does.
             var pageSettings = settings
             pageSettings.structured = true
-            let pagePatches = try patches.flatMap { settings.structured ? $0 : nil }
-                ?? DiffPatches(of: diff, old: .path(old), new: .path(new), settings: pageSettings)
+            let pagePatches = if let patches, structured {
+                patches
+            } else {
+                try DiffPatches(of: diff, old: .path(old), new: .path(new), settings: pageSettings)
+            }
             try HtmlDiffReport(diff: diff, patches: pagePatches, old: oldManifest, new: newManifest, oldName: old, newName: new)
                 .page.write(to: html)
         }

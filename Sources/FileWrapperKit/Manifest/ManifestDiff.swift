@@ -182,17 +182,19 @@ public struct ManifestDiff: Sendable {
         // Over the limit, nothing is read: the cost stays bounded, as git's diff.renameLimit bounds it.
         let skipped = unpaired.old.count * unpaired.new.count > limit * limit
         if !skipped, !unpaired.old.isEmpty, !unpaired.new.isEmpty {
-            func candidates(_ indices: [Int], _ manifest: Manifest, _ side: Side) throws -> [SimilarFiles.Candidate] {
+            func candidates(_ indices: [Int], _ manifest: Manifest, _ side: Side, reading: Bool) throws -> [SimilarFiles.Candidate] {
                 let entries = indices.map { manifest.entries[$0] }
                 let files = entries.filter { $0.kind == .file && ($0.size ?? 0) > 0 }
-                var found = files.isEmpty ? [] : try signatures(files, side)[...]
+                var found = files.isEmpty || !reading ? [] : try signatures(files, side)[...]
                 return entries.map { entry in
                     let signature = entry.kind == .file && (entry.size ?? 0) > 0 ? found.popFirst() ?? nil : nil
                     return SimilarFiles.Candidate(path: entry.path, signature: signature)
                 }
             }
-            let similar = try SimilarFiles(removed: candidates(unpaired.old, old, .old), added: candidates(unpaired.new, new, .new),
-                                           minimumPercent: minimumPercent)
+            let removed = try candidates(unpaired.old, old, .old, reading: true)
+            // When no removed file could be read (a manifest holds no contents), the added ones are not read for nothing.
+            let added = try candidates(unpaired.new, new, .new, reading: removed.contains { $0.signature != nil })
+            let similar = SimilarFiles(removed: removed, added: added, minimumPercent: minimumPercent)
             for pair in similar.pairs {
                 comparer.addSimilarMove(old: unpaired.old[pair.removed], new: unpaired.new[pair.added], similarity: pair.percent)
             }
