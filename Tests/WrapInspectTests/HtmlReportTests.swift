@@ -160,6 +160,22 @@ struct HtmlReportTests {
         #expect(text.contains("verify.html 1 1 "))
         #expect(text.contains("Every form kept the tree"))
         #expect(text.contains("zip") && text.contains("owners"), "the zip's row and what it does not keep")
+
+        // The size map: each file's box as large as its size, near enough (folders' borders take a little).
+        let areas = """
+            import os, re, sys
+            page = open("dump.html", encoding="utf-8").read()
+            def area(name):
+                m = re.search(r'<rect x="[^"]*" y="[^"]*" width="([^"]*)" height="([^"]*)"[^>]*><title>' + re.escape(name) + ' ', page)
+                return float(m.group(1)) * float(m.group(2))
+            files = ["Media/harbour.jpg", "QuickLook/Thumbnail.png"]
+            sizes = [os.path.getsize(os.path.join("Edited.journal", f)) for f in files]
+            print((area(files[0]) / area(files[1])) / (sizes[0] / sizes[1]))
+            """
+        let ratio = try ChildProcess.run("/usr/bin/python3", ["-c", areas], in: directory.url)
+        #expect(ratio.status == 0, "\(ratio.stderr)")
+        let measured = Double(ratio.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(measured > 0.8 && measured < 1.25, "area ratio over size ratio: \(measured)")
     }
 
     /// Over 5,000 entries, a page lists the changed ones and the folders
