@@ -59,4 +59,38 @@ final class RawInflater {
             return stream.pointee.avail_out == 0 ? .tooLong : .cutShort
         }
     }
+
+    /// How far one ``step(_:into:)`` went.
+    enum Step: Equatable {
+        /// Input bytes consumed, output bytes produced, and whether the stream ended.
+        case progress(consumed: Int, produced: Int, ended: Bool)
+        /// The input is not deflate data.
+        case damaged
+        /// zlib could not allocate its window.
+        case outOfMemory
+    }
+
+    /// Starts a new stream for ``step(_:into:)``.
+    func reset() {
+        guard inflateReset(stream) == Z_OK else { preconditionFailure("inflateReset on a broken stream") }
+    }
+
+    /// Expands from `input` into `output` as far as both allow, for a
+    /// stream read a piece at a time (a zip member read lazily); the
+    /// stream goes on with the next call until it ends.
+    func step(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Step {
+        stream.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) }
+        stream.pointee.avail_in = uInt(input.count)
+        stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = uInt(output.count)
+        let status = inflate(stream, Z_NO_FLUSH)
+        let consumed = input.count - Int(stream.pointee.avail_in)
+        let produced = output.count - Int(stream.pointee.avail_out)
+        switch status {
+        case Z_STREAM_END: return .progress(consumed: consumed, produced: produced, ended: true)
+        case Z_OK, Z_BUF_ERROR: return .progress(consumed: consumed, produced: produced, ended: false)
+        case Z_MEM_ERROR: return .outOfMemory
+        default: return .damaged
+        }
+    }
 }

@@ -53,10 +53,7 @@ private struct TreeBuilder {
 
     let handle: ArchiveReadHandle
     let limits: ArchiveReadLimits
-    let root = FileWrapper(directoryWithFileWrappers: [:])
-    /// Directories by path (their bytes), to find parents; those made only
-    /// as parents are marked, so that a later entry for them is not a duplicate.
-    private var directories: [PathKey: (wrapper: FileWrapper, implicit: Bool)] = [:]
+    private var tree: ArchiveTree
     /// Regular files and hard links by path (their bytes), for the hard links that name them.
     private var groups = LinkGroups()
     /// Each link group's file, by group number.
@@ -68,7 +65,7 @@ private struct TreeBuilder {
         self.handle = handle
         self.limits = limits
         budget = ContentBudget(limits: limits)
-        directories[PathKey([])] = (root, true)
+        tree = ArchiveTree(archive: handle.name)
     }
 
     consuming func build() throws -> FileWrapper {
@@ -85,7 +82,7 @@ private struct TreeBuilder {
                 member.wrapper.attributes = group.attributes
             }
         }
-        return root
+        return tree.root
     }
 
     private mutating func add(_ header: ArchiveReadHandle.Header) throws {
@@ -113,7 +110,7 @@ private struct TreeBuilder {
             }
             let copy = FileWrapper(regularFileWithContents: groupFiles[group].contents)
             copy.attributes = groupFiles[group].attributes
-            try insert(copy, at: names, entry: path)
+            try tree.insert(copy, at: names, entry: path)
             groups.add(PathKey(names).bytes, to: group)
             groupFiles[group].members.append((copy, groupFiles[group].version))
             return
@@ -121,22 +118,12 @@ private struct TreeBuilder {
 
         switch header.type & S_IFMT {
         case S_IFDIR:
-            let key = PathKey(names)
-            if let existing = directories[key] {
-                guard existing.implicit else { throw error(.duplicateEntry, path, "the archive has this directory twice") }
-                existing.wrapper.attributes = attributes
-                directories[key] = (existing.wrapper, false)
-                return
-            }
-            let directory = FileWrapper(directoryWithFileWrappers: [:])
-            directory.attributes = attributes
-            try insert(directory, at: names, entry: path)
-            directories[key] = (directory, false)
+            try tree.addDirectory(at: names, attributes: attributes, entry: path)
         case S_IFREG:
             let contents = try readContents(entry: path)
             let file = FileWrapper(regularFileWithContents: contents)
             file.attributes = attributes
-            try insert(file, at: names, entry: path)
+            try tree.insert(file, at: names, entry: path)
             _ = groups.startGroup(at: PathKey(names).bytes)
             groupFiles.append(GroupFile(contents: contents, attributes: attributes, members: [(file, 0)]))
         case S_IFLNK:
@@ -146,46 +133,10 @@ private struct TreeBuilder {
             }
             let link = FileWrapper(symbolicLinkWithDestinationBytes: target)
             link.attributes = attributes
-            try insert(link, at: names, entry: path)
+            try tree.insert(link, at: names, entry: path)
         default:
             throw error(.unsupportedEntry, path, "device nodes, FIFOs and sockets are not supported")
         }
-    }
-
-    /// Adds `wrapper` at `names`, making missing parent directories.
-    private mutating func insert(_ wrapper: FileWrapper, at names: [EntryName], entry: String) throws {
-        guard let name = names.last else {
-            throw error(.unsafePath, entry, "the entry would replace the archive's root")
-        }
-        var parent = root
-        for depth in 0..<(names.count - 1) {
-            let key = PathKey(names[...depth])
-            if let directory = directories[key] {
-                parent = directory.wrapper
-                continue
-            }
-            try checkNew(names[depth], in: parent, entry: entry)
-            let directory = FileWrapper(directoryWithFileWrappers: [:])
-            directory.preferredFilename = names[depth].text
-            parent.addFileWrapper(directory)
-            directories[key] = (directory, true)
-            parent = directory
-        }
-        try checkNew(name, in: parent, entry: entry)
-        wrapper.preferredFilename = name.text
-        parent.addFileWrapper(wrapper)
-    }
-
-    /// Throws unless `parent` has no child named `name`, nor one whose name
-    /// is the same Swift `String` in another Unicode spelling: a FileWrapper
-    /// keys its children by `String`, so it cannot hold both.
-    private func checkNew(_ name: EntryName, in parent: FileWrapper, entry: String) throws {
-        guard let siblings = parent.fileWrappers, let index = siblings.index(forKey: name.text) else { return }
-        let existing = siblings.keys[index]
-        let detail = EntryName(existing) == name
-            ? "the archive has this path twice"
-            : "the name is the same Swift String as \"\(PathDisplay.escapedScalars(existing))\" (a different Unicode spelling)"
-        throw error(.duplicateEntry, entry, detail)
     }
 
     /// The current entry's bytes, counted against the limits as they come.

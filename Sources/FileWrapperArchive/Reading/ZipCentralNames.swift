@@ -154,8 +154,9 @@ struct ZipCentralNames {
 
     /// A member's name as one header gives it: the name's bytes, the name
     /// of its first Unicode Path field where that holds, and the name a
-    /// reader shows, in UTF-8.
-    private struct Name: CustomStringConvertible {
+    /// reader shows, in UTF-8. The lazy reader (``ZipContainerIndex``)
+    /// names members, and checks their local headers, with it too.
+    struct Name: CustomStringConvertible {
         var bytes: ArraySlice<UInt8>
         var unicodePath: ArraySlice<UInt8>?
         /// How many Unicode Path fields the header has.

@@ -40,6 +40,13 @@ final class StagedSink {
         position += UInt64(count)
     }
 
+    /// Counts `count` bytes that were put into the sink's destination
+    /// directly, after a ``flush(entry:)`` (a zip member copied as stored).
+    func skip(_ count: Int) {
+        precondition(staged == 0, "bytes were put beside the sink while some were staged")
+        position += UInt64(count)
+    }
+
     /// Passes on what is staged: the sink has every byte written so far.
     func flush(entry: String?) throws {
         guard staged > 0 else { return }

@@ -1,3 +1,4 @@
+import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 import Glibc
@@ -63,9 +64,9 @@ enum DocumentDisk {
 
     /// Renames `url` to `newName` in its directory, never replacing what
     /// has that name (`renameat2(RENAME_NOREPLACE)`), then points the
-    /// revision's lazily read files at the new place (a zip container's
-    /// are in memory already). Should that re-read fail, the files it could
-    /// not find fail with their own error when read.
+    /// revision's lazily read files at the new place (a bundle's files, a
+    /// zip container's members). Should that re-read fail, the files it
+    /// could not find fail with their own error when read.
     static func rename(_ url: URL, to newName: String, revision: DiskRevision?, storage: DocumentStorage) async throws -> URL {
         try await onBackgroundThread { try move(url, to: newName, revision: revision, storage: storage) }
     }
@@ -80,8 +81,12 @@ enum DocumentDisk {
         } catch {
             throw DocumentError(.writeFailed, url: url, "cannot be renamed to \"\(newName)\"", underlying: error)
         }
-        if storage != .zipContainer, let file = revision?.file {
-            try? file.read(from: destination)
+        if let file = revision?.file {
+            if storage == .zipContainer {
+                ZipContainer.follow(file, movedTo: destination)
+            } else {
+                try? file.read(from: destination)
+            }
         }
         return destination
     }

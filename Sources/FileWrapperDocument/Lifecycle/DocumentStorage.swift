@@ -32,7 +32,8 @@ enum DocumentStorage: Sendable, CustomStringConvertible {
     private var isDirectory: Bool { self == .bundle }
 
     /// The document's file wrapper: the bundle's tree (file contents read
-    /// lazily), the zip container's entries (in memory), or the flat file.
+    /// lazily), the zip container's members (each read on first use,
+    /// ``ZipContainer``), or the flat file.
     func read(_ url: URL, as type: UTType) throws -> FileWrapper {
         try checkKindOnDisk(at: url, as: type, reading: true)
         do {
@@ -40,7 +41,12 @@ enum DocumentStorage: Sendable, CustomStringConvertible {
             case .bundle, .flatFile:
                 return try FileWrapper(url: url)
             case .zipContainer:
-                return try ArchiveReader.fileWrapper(contentsOf: url, formats: .zip)
+                // Lazily, but for what only the in-memory reader reads (members neither stored nor deflated).
+                do {
+                    return try ZipContainer.fileWrapper(contentsOf: url)
+                } catch let error as ArchiveError where error.code == .unsupportedFormat {
+                    return try ArchiveReader.fileWrapper(contentsOf: url, formats: .zip)
+                }
             }
         } catch {
             throw DocumentError(.unreadable, url: url, "cannot be read as \(self) of type \(type.identifier)", underlying: error)
@@ -49,7 +55,8 @@ enum DocumentStorage: Sendable, CustomStringConvertible {
 
     /// Writes `wrapper` to `url` atomically: a failure at any point leaves
     /// what was at `url` whole. A bundle links the files it shares with
-    /// `originalContentsURL` instead of writing them again.
+    /// `originalContentsURL` instead of writing them again; a zip container
+    /// copies the members it did not change as they are stored.
     func write(_ wrapper: FileWrapper, to url: URL, as type: UTType, originalContentsURL: URL?) throws {
         let wanted = isDirectory || self == .zipContainer ? "a directory" : "a regular file"
         guard isDirectory || self == .zipContainer ? wrapper.isDirectory : wrapper.isRegularFile else {
@@ -65,7 +72,7 @@ enum DocumentStorage: Sendable, CustomStringConvertible {
                 try wrapper.write(to: url, options: .atomic, originalContentsURL: nil)
             case .zipContainer:
                 let mimetype = wrapper.fileWrappers?["mimetype"]?.isRegularFile == true ? "mimetype" : nil
-                try ArchiveWriter.write(wrapper, to: url, options: ArchiveWriteOptions(format: .zip, firstStoredEntry: mimetype))
+                try ZipContainer.write(wrapper, to: url, options: ArchiveWriteOptions(format: .zip, firstStoredEntry: mimetype))
             }
         } catch {
             throw DocumentError(.writeFailed, url: url, "cannot be saved as \(self); the previous version is unchanged", underlying: error)

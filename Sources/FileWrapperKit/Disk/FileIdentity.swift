@@ -4,14 +4,14 @@ import Glibc
 /// is, its size, modification time and mode. A lazily read file must still
 /// have the identity it was read with; an unchanged file may be hard-linked
 /// into a new save.
-struct FileIdentity: Hashable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modified: FileTimestamp
-    var mode: UInt32
+package struct FileIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int64
+    package var modified: FileTimestamp
+    package var mode: UInt32
 
-    init(_ info: stat) {
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
@@ -22,7 +22,7 @@ struct FileIdentity: Hashable, Sendable {
     /// Throws unless the open file `fd`, read to its end, still has this
     /// identity (`fstat`): a file that grew, or changed in place, while it
     /// was read gives the bytes of no one version.
-    func checkUnchanged(_ fd: CInt, path: Syscall.Path) throws(FileWrapperError) {
+    package func checkUnchanged(_ fd: CInt, path: Syscall.Path) throws(FileWrapperError) {
         guard FileIdentity(try Syscall.status(of: fd, path: path)) == self else {
             throw FileWrapperError(.changedOnDisk, path: path(), detail: "the file changed while it was read")
         }

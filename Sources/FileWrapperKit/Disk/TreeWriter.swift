@@ -137,6 +137,8 @@ struct TreeWriter {
         do throws(FileWrapperError) {
             if let data = file.contents.data {
                 try data.withBytes { bytes throws(FileWrapperError) in try Syscall.writeAll(bytes, to: fd, path: path) }
+            } else if let source = file.contents.sourceOnly {
+                try source.forEachBlock(blockSize: 1 << 20) { bytes throws(FileWrapperError) in try Syscall.writeAll(bytes, to: fd, path: path) }
             } else {
                 let (source, sourceFile) = try file.contents.openSource()
                 defer { Syscall.close(source) }

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 
-/// A regular file's bytes: in memory, on disk, or both.
+/// A regular file's bytes: in memory, on disk, in another source (a zip
+/// member, ``RegularFileSource``), or several of these.
 struct RegularFileContents {
     /// The bytes, once read or when given.
     var data: Data?
@@ -10,9 +11,15 @@ struct RegularFileContents {
     private(set) var disk: [DiskFile] = []
     /// Whether a lazy read may map the file instead of copying it.
     var mayMap = true
+    /// Where the bytes are read from when there is no file on disk.
+    var source: (any RegularFileSource)?
 
     init(data: Data? = nil) {
         self.data = data
+    }
+
+    init(source: any RegularFileSource) {
+        self.source = source
     }
 
     init(disk file: DiskFile, mayMap: Bool) {
@@ -21,7 +28,7 @@ struct RegularFileContents {
     }
 
     /// The size in bytes, if known without reading.
-    var size: Int? { data?.count ?? disk.first.map { Int($0.identity.size) } }
+    var size: Int? { data?.count ?? disk.first.map { Int($0.identity.size) } ?? source?.size }
 
     /// Records that `file` now holds these bytes too. Two records are kept,
     /// so that a wrapper whose newest copy was deleted still finds its bytes.
@@ -45,9 +52,18 @@ struct RegularFileContents {
         throw firstError ?? FileWrapperError(.noSuchFile, path: "<memory>", detail: "the contents were never read from disk")
     }
 
-    /// The bytes, read from disk on first access and kept.
+    /// The source to read from: there is no file on disk.
+    var sourceOnly: (any RegularFileSource)? { disk.isEmpty ? source : nil }
+
+    /// The bytes, read from disk or the source on first access and kept.
     mutating func load() throws(FileWrapperError) -> Data {
         if let data { return data }
+        if let source = sourceOnly {
+            var loaded = Data(capacity: source.size)
+            try source.forEachBlock(blockSize: 1 << 20) { block throws(FileWrapperError) in loaded.append(contentsOf: block) }
+            data = loaded
+            return loaded
+        }
         let (fd, file) = try openSource()
         defer { Syscall.close(fd) }
         let loaded = try FileContentsReader.read(fd, size: Int(file.identity.size), mayMap: mayMap, path: { file.path })
@@ -115,7 +131,7 @@ extension FileWrapper {
 
     /// Hands a regular file's contents to `body` in blocks of at most
     /// `blockSize` bytes, without keeping them: contents in memory are
-    /// sliced, contents on disk are read block by block, so that archiving
+    /// sliced, contents on disk or in a source are read block by block, so that archiving
     /// a multi-GiB file costs one block of memory. Throws if the file on
     /// disk changed before or while it was read.
     package func forEachContentsBlock(
@@ -130,6 +146,23 @@ extension FileWrapper {
                     try body(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
                     offset = end
                 }
+            }
+            return
+        }
+        if let source = contents.sourceOnly {
+            // The body's own error comes back as it was, not as the source's.
+            var bodyError: (any Error)?
+            do throws(FileWrapperError) {
+                try source.forEachBlock(blockSize: blockSize) { block throws(FileWrapperError) in
+                    do {
+                        try body(block)
+                    } catch {
+                        bodyError = error
+                        throw FileWrapperError(.ioError, path: "<reader>", detail: "stopped by its reader")
+                    }
+                }
+            } catch {
+                throw bodyError ?? error
             }
             return
         }

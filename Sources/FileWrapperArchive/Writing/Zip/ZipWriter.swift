@@ -308,6 +308,31 @@ final class ZipWriter: ArchiveEntryWriter {
         }
     }
 
+    // MARK: - Members copied as stored
+
+    /// Puts a member copied as it is stored in another zip (local header,
+    /// data and descriptor, `length` bytes) after the entries written so
+    /// far: waits for them to be written, flushes, lets `copy` put the
+    /// bytes straight into the sink's file (``ZipContainerWriter`` with
+    /// `copy_file_range`), and records the central directory record that
+    /// `centralRecord` makes for the offset where they begin, given the
+    /// zip64 thresholds.
+    func writeCopiedMember(
+        length: Int, centralRecord: (_ offset: UInt64, Zip64Thresholds) -> [UInt8], copy: () throws -> Void
+    ) throws {
+        precondition(receiving == nil, "a copied member came before the previous file's bytes all did")
+        try submitFilling()
+        while let first = inFlight.first {
+            workers.wait(for: first.job)
+            try emit(inFlight.removeFirst())
+        }
+        try output.flush(entry: nil)
+        let offset = output.position
+        try copy()
+        output.skip(length)
+        centralDirectory.append(centralRecord(offset, thresholds))
+    }
+
     // MARK: - Output
 
     /// Writes a finished job's entries: headers, data, descriptors, and

@@ -1,0 +1,189 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// Reads a zip's end records and central directory, and nothing else, into
+/// a FileWrapper tree whose regular files read their member on first use
+/// (``ZipMemberSource``); a symbolic link's target, which is its member's
+/// data, is read at once.
+///
+/// Every name goes through the in-memory reader's rules before the tree is
+/// built, with its errors (``EntryPath``, ``ArchiveTree``): a name as the
+/// central directory gives it (``ZipCentralNames/Name``; each local header
+/// is checked against it when its member is read), UTF-8, relative, without
+/// `..`, within the limits, at most once; no encrypted member, device node,
+/// FIFO or socket, nor a directory that holds bytes. A member is refused
+/// when it declares more than ``ArchiveReadLimits/maxBytes`` or a ratio over
+/// ``ArchiveReadLimits/maxRatio`` (past ``ArchiveReadLimits/ratioGraceBytes``):
+/// reading it never expands past what it declares.
+struct ZipContainerIndex {
+    /// A central directory record, checked, before the tree is built.
+    private struct Record {
+        var record: [UInt8]
+        var path: String
+        var names: [EntryName]
+        var shown: [UInt8]
+        var kind: ZipArchiveFile.Entry.Kind
+        var attributes: FileWrapper.Attributes
+        var localHeaderOffset: Int64
+        var compressedSize: Int64
+        var size: Int
+        var crc: UInt32
+        var method: ZipMemberSource.Method
+    }
+
+    let root: FileWrapper
+    let archive: ZipArchiveFile
+
+    /// Reads the zip at `path`; `name` stands for it in errors.
+    init(path: String, name: String, limits: ArchiveReadLimits) throws {
+        let fd = try ArchiveError.io(archive: name) { try Syscall.open(path, in: AT_FDCWD, flags: O_RDONLY, path: { path }) }
+        defer { Syscall.close(fd) }
+        let info = try ArchiveError.io(archive: name) { try Syscall.status(of: fd, path: { path }) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw ArchiveError(.io, archive: name, message: "is not a regular file; a zip is read lazily only from a file")
+        }
+        let input = ArchiveReadSource(fd: fd, name: name)
+        let (records, correction) = try Self.readDirectory(input, name: name, limits: limits)
+        let archive = ZipArchiveFile(
+            path: path, identity: FileIdentity(info),
+            entries: records.map { ZipArchiveFile.Entry(path: PathKey($0.names).bytes, kind: $0.kind) }, correction: correction)
+
+        var tree = ArchiveTree(archive: name)
+        for record in records {
+            switch record.kind {
+            case .directory:
+                try tree.addDirectory(at: record.names, attributes: record.attributes, entry: record.path)
+            case .regularFile:
+                let file = FileWrapper(regularFileFrom: Self.source(of: record, in: archive))
+                file.attributes = record.attributes
+                try tree.insert(file, at: record.names, entry: record.path)
+            case .symbolicLink:
+                guard record.size <= limits.maxLinkLength else {
+                    throw ArchiveError(.limitExceeded, archive: name, entry: record.path,
+                                       message: "the symlink's target is longer than \(limits.maxLinkLength) bytes", limit: .maxLinkLength)
+                }
+                var target: [UInt8] = []
+                try ArchiveError.io(archive: name, entry: record.path) {
+                    try Self.source(of: record, in: archive).forEachBlock(blockSize: 1 << 16) { block throws(FileWrapperError) in target += block }
+                }
+                let link = FileWrapper(symbolicLinkWithDestinationBytes: target)
+                link.attributes = record.attributes
+                try tree.insert(link, at: record.names, entry: record.path)
+            }
+        }
+        root = tree.root
+        self.archive = archive
+    }
+
+    private static func source(of record: Record, in archive: ZipArchiveFile) -> ZipMemberSource {
+        ZipMemberSource(archive: archive, entry: record.path, centralRecord: record.record, shownName: record.shown,
+                        localHeaderOffset: record.localHeaderOffset, compressedSize: record.compressedSize, size: record.size,
+                        crc: record.crc, method: record.method, attributes: record.attributes)
+    }
+
+    /// The central directory's records, checked, in order, and how far
+    /// bytes before the zip move its offsets.
+    private static func readDirectory(
+        _ source: ArchiveReadSource, name: String, limits: ArchiveReadLimits
+    ) throws -> (records: [Record], correction: Int64) {
+        guard let total = source.size, let (end, endStart) = ZipDirectoryEnd.locate(in: source) else {
+            throw ArchiveError(.unsupportedFormat, archive: name, message: "has no zip central directory to read it lazily by")
+        }
+        guard end.count <= UInt64(limits.maxEntries) else {
+            throw ArchiveError(.limitExceeded, archive: name, message: "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
+        }
+        guard end.size <= UInt64(total), end.offset <= UInt64(total) - end.size, end.count <= end.size / UInt64(ZipCentralRecord.fixedLength) else {
+            throw ArchiveError(.corrupt, archive: name, message: "the end of central directory record gives a directory that does not fit in the archive")
+        }
+        // As libarchive corrects them: where the directory ends just before the end record, when bytes came before the zip.
+        var correction: Int64 = 0
+        if end.count > 0, !startsRecord(source, at: Int64(end.offset)) {
+            let moved = endStart - Int64(end.size)
+            guard moved >= 0, startsRecord(source, at: moved) else {
+                throw ArchiveError(.corrupt, archive: name, message: "no central directory record where the end record says the directory begins")
+            }
+            correction = moved - Int64(end.offset)
+        }
+        let start = Int64(end.offset) + correction
+        var reader = ZipPieceReader(source: source, start: start, end: start + Int64(end.size))
+        var records: [Record] = []
+        records.reserveCapacity(Int(end.count))
+        for index in 0..<Int(end.count) {
+            guard let fixed = reader.peek(ZipCentralRecord.fixedLength), let length = ZipCentralRecord.length(decoding: fixed),
+                  let bytes = reader.peek(length), let record = ZipCentralRecord(decoding: bytes)
+            else {
+                throw ArchiveError(.corrupt, archive: name, message: "central directory record \(index + 1) of \(end.count) is damaged or missing")
+            }
+            reader.advance(length)
+            records.append(try check(record, bytes: Array(bytes.bytes(0, count: length)), archive: name, total: total,
+                                     correction: correction, limits: limits))
+        }
+        return (records, correction)
+    }
+
+    /// Whether a central directory record (or the end record) begins at `offset`.
+    private static func startsRecord(_ source: ArchiveReadSource, at offset: Int64) -> Bool {
+        guard let bytes = LittleEndianBytes(reading: source, at: offset, count: 4) else { return false }
+        return bytes.u32(0) == ZipCentralRecord.signature
+    }
+
+    /// One record, through the in-memory reader's rules.
+    private static func check(
+        _ record: ZipCentralRecord, bytes: [UInt8], archive: String, total: Int64, correction: Int64, limits: ArchiveReadLimits
+    ) throws -> Record {
+        let fields = ZipExtraFields(record.extra)
+        let name = ZipCentralNames.Name(bytes: record.name, flags: record.flags, fields: fields)
+        guard let path = String(validating: name.stored, as: UTF8.self) else {
+            throw ArchiveError(.unsafePath, archive: archive, entry: PathDisplay.text(name.stored), message: "the name cannot be decoded as UTF-8")
+        }
+        guard !record.isEncrypted, record.flags & 0x40 == 0 else {
+            throw ArchiveError(.encrypted, archive: archive, entry: path, message: "the entry is encrypted")
+        }
+        let names = try EntryPath(path, archive: archive, limits: limits).components
+        guard let (size, compressedSize, offset) = record.sizesAndOffset(fields), size <= UInt64(Int64.max), compressedSize <= UInt64(Int64.max) else {
+            throw ArchiveError(.corrupt, archive: archive, entry: path, message: "the central directory's zip64 field is too short for the sizes it stands for")
+        }
+        let localHeaderOffset = Int64(clamping: offset).addingReportingOverflow(correction)
+        guard !localHeaderOffset.overflow, localHeaderOffset.partialValue >= 0, localHeaderOffset.partialValue < total else {
+            throw ArchiveError(.corrupt, archive: archive, entry: path, message: "the member's local header would lie outside the archive")
+        }
+        let recorded = ZipRecordedMetadata(central: record, centralFields: fields, localFields: ZipExtraFields([]))
+        let mode = record.versionMadeBy >> 8 == ZipCentralRecord.unixHost ? mode_t(record.externalAttributes >> 16) & S_IFMT : 0
+        let kind: ZipArchiveFile.Entry.Kind
+        if name.stored.last == UInt8(ascii: "/") || mode == S_IFDIR {
+            guard size == 0 else {
+                throw ArchiveError(.corrupt, archive: archive, entry: path,
+                                   message: "the member's name ends in \"/\", which makes it a directory, but it holds \(size) bytes of contents")
+            }
+            kind = .directory
+        } else if mode == S_IFLNK {
+            kind = .symbolicLink
+        } else if mode == S_IFREG || mode == 0 {
+            kind = .regularFile
+        } else {
+            throw ArchiveError(.unsupportedEntry, archive: archive, entry: path, message: "device nodes, FIFOs and sockets are not supported")
+        }
+        guard let method = ZipMemberSource.Method(rawValue: record.method) else {
+            throw ArchiveError(.unsupportedFormat, archive: archive, entry: path, message:
+                "the member is compressed with method \(record.method); a zip is read lazily only when its members are stored or deflated")
+        }
+        guard method == .deflated || size == compressedSize else {
+            throw ArchiveError(.corrupt, archive: archive, entry: path,
+                               message: "the member is stored, but its compressed size \(compressedSize) is not its size \(size)")
+        }
+        guard size <= UInt64(limits.maxBytes) else {
+            throw ArchiveError(.limitExceeded, archive: archive, entry: path,
+                               message: "the member declares \(size) bytes, over the limit of \(limits.maxBytes) bytes", limit: .maxBytes)
+        }
+        if Int64(size) > limits.ratioGraceBytes, Double(size) > limits.maxRatio * Double(max(compressedSize, 1)) {
+            throw ArchiveError(.limitExceeded, archive: archive, entry: path, message:
+                "\(size) bytes from \(compressedSize) compressed bytes exceed the compression ratio limit of \(limits.maxRatio):1", limit: .maxRatio)
+        }
+        return Record(
+            record: bytes, path: path, names: names, shown: name.shown, kind: kind,
+            attributes: FileWrapper.Attributes(permissions: recorded.permissions, modificationDate: recorded.modified),
+            localHeaderOffset: localHeaderOffset.partialValue, compressedSize: Int64(compressedSize), size: Int(size),
+            crc: record.crc, method: method)
+    }
+}

@@ -1,0 +1,294 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+/// Writes a FileWrapper tree as a zip, copying as stored every member that
+/// a wrapper still reads from a zip unchanged (``ZipMemberSource``, its
+/// wrapper's contents and attributes as they were read): local header,
+/// compressed data and descriptor go from the old zip to the new one with
+/// `copy_file_range`, never inflated or deflated, and get a central record
+/// with their new offset. Every other member goes through ``ZipWriter``,
+/// deflated on every core.
+///
+/// Members keep the order of the zip the tree came from (a stored
+/// `mimetype` stays first); members that are new go at the end, in the
+/// order ``ArchiveWriter`` writes a tree. A directory that zip did not
+/// list (only its members' paths made it) is not added. The zip is written
+/// beside `url` and swapped into place (``PendingReplacement``), so the
+/// zip it replaces, which may be the very one read from, stays whole
+/// until then. Afterwards, the tree's regular files read from the new zip.
+struct ZipContainerWriter {
+    /// An entry of the tree: its archive path, the bytes the zip's index
+    /// knows it by (``ZipArchiveFile/Entry/path``), and its wrapper.
+    private struct TreeEntry {
+        var path: String
+        var key: [UInt8]
+        var wrapper: FileWrapper
+    }
+
+    let options: ArchiveWriteOptions
+
+    func write(_ root: FileWrapper, to url: URL) throws {
+        let archive = url.relativePath
+        guard root.isDirectory else {
+            throw ArchiveError(.io, archive: archive, message: "a zip container is written from a directory wrapper, whose children are its members")
+        }
+        let entries = Self.entries(of: root)
+        let plan = plan(entries)
+        let name = url.lastPathComponent
+        let parentPath = url.deletingLastPathComponent().path
+        let parent = try ArchiveError.io(archive: archive) {
+            try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
+        }
+        defer { Syscall.close(parent) }
+        if let existing = Syscall.statusIfPresent(of: name, in: parent), existing.st_mode & S_IFMT == S_IFDIR {
+            throw ArchiveError(.io, archive: archive, message: "is a directory; an archive is written only over a file")
+        }
+        let replacement = PendingReplacement(of: name, in: parent, parentPath: parentPath)
+        let fd = try ArchiveError.io(archive: archive) { try replacement.createFile() }
+        var sources = OpenSources()
+        defer { sources.closeAll() }
+        var written: FileIdentity?
+        do {
+            defer { Syscall.close(fd) }
+            var writeback = WritebackStarter(fd: fd)
+            var options = options
+            options.format = .zip
+            let writer = try ZipWriter(options: options, name: archive) { bytes in
+                try ArchiveError.io(archive: archive) { try Syscall.writeAll(bytes, to: fd, path: { archive }) }
+                writeback.wrote(bytes.count)
+            }
+            let clock = EntryClock(options)
+            for (position, index) in plan.enumerated() {
+                let entry = entries[index]
+                if let member = entry.wrapper.regularFileSource as? ZipMemberSource, member.attributes == entry.wrapper.attributes,
+                   let copy = try ArchiveError.io(archive: archive, entry: entry.path, { try sources.copy(of: member) }) {
+                    try writer.writeCopiedMember(length: copy.length, centralRecord: { offset, thresholds in
+                        Self.centralRecord(member.centralRecord, offset: offset, thresholds: thresholds)
+                    }, copy: {
+                        try ArchiveError.io(archive: archive, entry: entry.path) {
+                            guard try Syscall.copy(copy.length, from: copy.fd, at: member.localHeaderOffset, to: fd, path: { member.archive.path }) == copy.length else {
+                                throw member.archive.damage(member: member.entry, "the archive ends inside the member")
+                            }
+                        }
+                        writeback.wrote(copy.length)
+                    })
+                } else {
+                    try write(entry, to: writer, clock: clock, stored: position == 0 && entry.path == options.firstStoredEntry)
+                }
+            }
+            try writer.close()
+            try ArchiveError.io(archive: archive) {
+                try sources.checkUnchanged()
+                written = FileIdentity(try Syscall.status(of: fd, path: { archive }))
+                try replacement.commit(.synced, file: fd)
+            }
+        } catch {
+            replacement.discard()
+            throw error
+        }
+        if let written { Self.rebind(entries, toZipAt: url, identity: written) }
+    }
+
+    /// Writes one entry through `writer`, as ``ArchiveWriter`` writes it.
+    private func write(_ entry: TreeEntry, to writer: ZipWriter, clock: EntryClock, stored: Bool) throws {
+        let wrapper = entry.wrapper
+        var header = ArchiveEntryHeader(
+            path: entry.path, kind: .regularFile, permissions: wrapper.attributes.permissions ?? 0o644, size: 0,
+            modified: clock.time(for: wrapper.attributes.modificationDate),
+            owner: options.reproducible ? nil : wrapper.attributes.owner, linkTarget: nil)
+        if wrapper.isDirectory {
+            header.kind = .directory
+            header.permissions = wrapper.attributes.permissions ?? 0o755
+            try writer.writeHeader(header, stored: false)
+        } else if wrapper.isSymbolicLink {
+            header.kind = .symbolicLink
+            header.permissions = 0o777
+            header.linkTarget = wrapper.symbolicLinkDestinationBytes
+            try writer.writeHeader(header, stored: false)
+        } else {
+            header.size = wrapper.regularFileSize ?? 0
+            try writer.writeHeader(header, stored: stored)
+            try wrapper.forEachContentsBlock { try writer.writeData($0, entry: entry.path) }
+        }
+    }
+
+    /// The tree's entries in ``ArchiveWriter``'s order: depth first, each
+    /// directory's children by the bytes of their names, a directory
+    /// before what it holds.
+    private static func entries(of root: FileWrapper) -> [TreeEntry] {
+        var entries: [TreeEntry] = []
+        var pending = children(of: root, under: nil)
+        while let entry = pending.popLast() {
+            entries.append(entry)
+            if entry.wrapper.isDirectory { pending += children(of: entry.wrapper, under: entry) }
+        }
+        return entries
+    }
+
+    private static func children(of directory: FileWrapper, under parent: TreeEntry?) -> [TreeEntry] {
+        (directory.fileWrappers ?? [:])
+            .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            .map { key, wrapper in
+                TreeEntry(path: parent.map { "\($0.path)/\(key)" } ?? key,
+                          key: parent.map { $0.key + [UInt8(ascii: "/")] + Array(key.utf8) } ?? Array(key.utf8), wrapper: wrapper)
+            }
+            .reversed()
+    }
+
+    /// The order to write `entries` in (their indices): those the zip the
+    /// tree came from lists, in its order, then the others; without such a
+    /// zip, ``ArchiveWriteOptions/firstStoredEntry`` first.
+    private func plan(_ entries: [TreeEntry]) -> [Int] {
+        let original = entries.lazy.compactMap { ($0.wrapper.regularFileSource as? ZipMemberSource)?.archive }.first
+        var indices: [[UInt8]: Int] = [:]
+        for (index, entry) in entries.enumerated() { indices[entry.key] = index }
+        var planned = [Bool](repeating: false, count: entries.count)
+        var order: [Int] = []
+        // Directories the zip did not list, though its members' paths made them.
+        var implied = Set<[UInt8]>()
+        if let original {
+            for member in original.entries {
+                var end = member.path.count
+                while let slash = member.path[..<end].lastIndex(of: UInt8(ascii: "/")) {
+                    implied.insert(Array(member.path[..<slash]))
+                    end = slash
+                }
+                guard let index = indices[member.path], !planned[index], Self.kind(of: entries[index].wrapper) == member.kind else { continue }
+                planned[index] = true
+                order.append(index)
+            }
+            for member in original.entries where member.kind == .directory { implied.remove(member.path) }
+        } else if let first = options.firstStoredEntry, let index = indices[Array(first.utf8)], entries[index].wrapper.isRegularFile {
+            planned[index] = true
+            order.append(index)
+        }
+        for index in entries.indices where !planned[index] {
+            let wrapper = entries[index].wrapper
+            if wrapper.isDirectory, implied.contains(entries[index].key), !(wrapper.fileWrappers ?? [:]).isEmpty { continue }
+            order.append(index)
+        }
+        return order
+    }
+
+    private static func kind(of wrapper: FileWrapper) -> ZipArchiveFile.Entry.Kind {
+        wrapper.isDirectory ? .directory : wrapper.isSymbolicLink ? .symbolicLink : .regularFile
+    }
+
+    /// `original` (a central record) for a copy of its member at `offset`:
+    /// sizes and offset in a zip64 field where they reach `thresholds`, the
+    /// other extra fields kept.
+    static func centralRecord(_ original: [UInt8], offset: UInt64, thresholds: Zip64Thresholds) -> [UInt8] {
+        // Decoded and resolved when the zip was read.
+        var record = ZipCentralRecord(decoding: LittleEndianBytes(bytes: original))!
+        let fields = ZipExtraFields(record.extra)
+        let (size, compressedSize, _) = record.sizesAndOffset(fields)!
+        var large: [UInt64] = []
+        func field(_ value: UInt64) -> UInt32 {
+            guard value >= thresholds.bytes else { return UInt32(value) }
+            large.append(value)
+            return .max
+        }
+        record.size = field(size)
+        record.compressedSize = field(compressedSize)
+        record.localHeaderOffset = field(offset)
+        var extra = ZipBytes()
+        if !large.isEmpty { extra.bytes(ZipExtraFields.zip64(large)) }
+        for (id, data) in fields.fields where id != ZipExtraFields.zip64 {
+            extra.u16(UInt16(id), UInt16(data.count))
+            extra.bytes(data)
+        }
+        record.extra = extra.bytes[...]
+        record.diskStart = 0
+        if !large.isEmpty, record.versionNeeded < 45 {
+            record.versionNeeded = 45
+            record.versionMadeBy = record.versionMadeBy & 0xFF00 | max(record.versionMadeBy & 0xFF, 45)
+        }
+        return record.encoded()
+    }
+
+    /// Points the regular files of the tree just written at their members
+    /// in the new zip, so that they read from it and a later save copies
+    /// them as stored; what they hold in memory stays. Only when the zip at
+    /// `url` is still the one written (`identity`); otherwise, and when it
+    /// cannot be read, they keep their sources, which say "changed" if the
+    /// zip they read from is gone.
+    static func rebind(_ root: FileWrapper, toZipAt url: URL, identity: FileIdentity) {
+        rebind(entries(of: root), toZipAt: url, identity: identity)
+    }
+
+    private static func rebind(_ entries: [TreeEntry], toZipAt url: URL, identity: FileIdentity) {
+        guard let index = try? ZipContainerIndex(path: url.path, name: url.relativePath, limits: .unpacking),
+              index.archive.identity == identity
+        else { return }
+        var written: [[UInt8]: ZipMemberSource] = [:]
+        var pending = [(index.root, [UInt8]())]
+        while let (directory, prefix) = pending.popLast() {
+            for (key, child) in directory.fileWrappers ?? [:] {
+                let path = prefix.isEmpty ? Array(key.utf8) : prefix + [UInt8(ascii: "/")] + Array(key.utf8)
+                if child.isDirectory { pending.append((child, path)) }
+                if let source = child.regularFileSource as? ZipMemberSource { written[path] = source }
+            }
+        }
+        for entry in entries where entry.wrapper.isRegularFile {
+            guard let source = written[entry.key] else { continue }
+            entry.wrapper.replaceRegularFileSource(with: source.with(attributes: entry.wrapper.attributes))
+        }
+    }
+}
+
+/// The zips that members are copied from, each opened once (and checked
+/// unchanged, ``ZipArchiveFile/open()``) for a save.
+private struct OpenSources {
+    private var open: [ObjectIdentifier: (archive: ZipArchiveFile, fd: CInt)] = [:]
+
+    /// Where `member` is stored and how many bytes it takes with its local
+    /// header and data descriptor; nil when its data descriptor cannot be
+    /// told apart (the member is then written anew from its contents).
+    mutating func copy(of member: ZipMemberSource) throws(FileWrapperError) -> (fd: CInt, length: Int)? {
+        let archive = member.archive
+        let fd: CInt
+        if let known = open[ObjectIdentifier(archive)] {
+            fd = known.fd
+        } else {
+            fd = try archive.open()
+            open[ObjectIdentifier(archive)] = (archive, fd)
+        }
+        let (start, header) = try member.dataStart(in: fd)
+        var length = start - member.localHeaderOffset + member.compressedSize
+        if header.flags & 0x08 != 0 {
+            guard let descriptor = try descriptorLength(of: member, at: start + member.compressedSize, in: fd, header: header) else { return nil }
+            length += Int64(descriptor)
+        }
+        return (fd, Int(length))
+    }
+
+    /// The length of the data descriptor at `offset` (APPNOTE 4.3.9: a
+    /// signature or not, 8-byte sizes after a local zip64 field), told by
+    /// the CRC it must hold; nil when it holds another.
+    private func descriptorLength(
+        of member: ZipMemberSource, at offset: Int64, in fd: CInt, header: ZipLocalHeader
+    ) throws(FileWrapperError) -> Int? {
+        let zip64 = !ZipExtraFields(header.extra).all(ZipExtraFields.zip64).isEmpty
+        let withSignature = (zip64 ? 24 : 16)
+        let available = Int(min(Int64(withSignature), member.archive.identity.size - offset))
+        guard available >= withSignature - 4 else { return nil }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: available, alignment: 8)
+        defer { buffer.deallocate() }
+        try member.archive.read(fd, into: buffer, at: offset, member: member.entry)
+        let bytes = LittleEndianBytes(bytes: Array(buffer))
+        if available >= 8, bytes.u32(0) == ZipDataDescriptor.signature, bytes.u32(4) == member.crc, available == withSignature {
+            return withSignature
+        }
+        return bytes.u32(0) == member.crc ? withSignature - 4 : nil
+    }
+
+    /// Throws unless every zip copied from is still the file it was.
+    func checkUnchanged() throws(FileWrapperError) {
+        for (archive, fd) in open.values { try archive.checkUnchanged(fd) }
+    }
+
+    func closeAll() {
+        for (_, fd) in open.values { Syscall.close(fd) }
+    }
+}

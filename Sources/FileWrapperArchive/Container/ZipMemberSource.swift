@@ -1,0 +1,172 @@
+import CZlib
+import FileWrapperKit
+import Glibc
+
+/// A regular file's bytes as a member of a zip on disk (``ZipArchiveFile``),
+/// read on first use, a member at a time: its local header is read and
+/// checked against the central directory, its data read in pieces and
+/// inflated, its size and CRC-32 checked as it goes, and nothing else of
+/// the archive is read. A save copies the member as stored from here
+/// (``ZipContainerWriter``) while its wrapper still has the attributes it
+/// was read with.
+final class ZipMemberSource: RegularFileSource {
+    enum Method: UInt16, Sendable {
+        case stored = 0, deflated = 8
+    }
+
+    let archive: ZipArchiveFile
+    /// The member's path as the tree names it, for errors.
+    let entry: String
+    /// The central directory record, as the archive stores it.
+    let centralRecord: [UInt8]
+    /// The name the central directory shows (``ZipCentralNames/Name/shown``),
+    /// which the local header must show too.
+    let shownName: [UInt8]
+    /// Where the local header begins, corrected for bytes before the zip.
+    let localHeaderOffset: Int64
+    let compressedSize: Int64
+    let size: Int
+    let crc: UInt32
+    let method: Method
+    /// The attributes the wrapper was given when it was read (or written):
+    /// a member is copied as stored only while its wrapper still has them.
+    let attributes: FileWrapper.Attributes
+
+    init(archive: ZipArchiveFile, entry: String, centralRecord: [UInt8], shownName: [UInt8], localHeaderOffset: Int64,
+         compressedSize: Int64, size: Int, crc: UInt32, method: Method, attributes: FileWrapper.Attributes) {
+        self.archive = archive
+        self.entry = entry
+        self.centralRecord = centralRecord
+        self.shownName = shownName
+        self.localHeaderOffset = localHeaderOffset
+        self.compressedSize = compressedSize
+        self.size = size
+        self.crc = crc
+        self.method = method
+        self.attributes = attributes
+    }
+
+    /// The same member with other attributes: what its wrapper has now.
+    func with(attributes: FileWrapper.Attributes) -> ZipMemberSource {
+        ZipMemberSource(archive: archive, entry: entry, centralRecord: centralRecord, shownName: shownName,
+                        localHeaderOffset: localHeaderOffset, compressedSize: compressedSize, size: size, crc: crc,
+                        method: method, attributes: attributes)
+    }
+
+    /// Where the member's data begins in the open zip `fd`, after its local
+    /// header, which must name the member as the central directory does,
+    /// with the same method, unencrypted; and how long that header is.
+    func dataStart(in fd: CInt) throws(FileWrapperError) -> (start: Int64, header: ZipLocalHeader) {
+        let fixed = try readBytes(fd, count: ZipLocalHeader.fixedLength)
+        guard let length = ZipLocalHeader.length(decoding: LittleEndianBytes(bytes: fixed)) else {
+            throw archive.damage(member: entry, "no local header where the central directory says the member begins")
+        }
+        let bytes = try readBytes(fd, count: length)
+        guard let header = ZipLocalHeader(decoding: LittleEndianBytes(bytes: bytes)) else {
+            throw archive.damage(member: entry, "its local header cannot be read")
+        }
+        let name = ZipCentralNames.Name(bytes: header.name, flags: header.flags, fields: ZipExtraFields(header.extra))
+        guard name.shown.elementsEqual(shownName) else {
+            throw archive.damage(member: entry, "the local header names this member \(name), the central directory \"\(PathDisplay.text(shownName))\"; "
+                + "a zip whose local headers and central directory disagree is refused")
+        }
+        guard header.method == method.rawValue, header.flags & 0x41 == 0 else {
+            throw archive.damage(member: entry, "the local header gives another method or encryption than the central directory")
+        }
+        let start = localHeaderOffset + Int64(length)
+        guard compressedSize <= archive.identity.size - start else {
+            throw archive.damage(member: entry, "the member's data would end past the archive's end")
+        }
+        return (start, header)
+    }
+
+    /// The `count` bytes at the local header.
+    private func readBytes(_ fd: CInt, count: Int) throws(FileWrapperError) -> [UInt8] {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 8)
+        defer { buffer.deallocate() }
+        try archive.read(fd, into: buffer, at: localHeaderOffset, member: entry)
+        return Array(buffer)
+    }
+
+    func forEachBlock(
+        blockSize: Int, _ body: (UnsafeRawBufferPointer) throws(FileWrapperError) -> Void
+    ) throws(FileWrapperError) {
+        let fd = try archive.open()
+        defer { Syscall.close(fd) }
+        let (start, _) = try dataStart(in: fd)
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(compressedSize, 1 << 18)) + 1, alignment: 16)
+        defer { input.deallocate() }
+        var checksum = crc32_z(0, nil, 0)
+        var produced = 0
+        /// Counts and checks `block`, then hands it on.
+        func deliver(_ block: UnsafeRawBufferPointer) throws(FileWrapperError) {
+            guard block.count <= size - produced else {
+                throw archive.damage(member: entry, "the data expands to more than the \(size) bytes that the archive gives")
+            }
+            checksum = crc32_z(checksum, block.baseAddress?.assumingMemoryBound(to: Bytef.self), block.count)
+            produced += block.count
+            try body(block)
+        }
+        // Compressed bytes read so far.
+        var consumed: Int64 = 0
+        switch method {
+        case .stored:
+            while consumed < compressedSize {
+                let piece = UnsafeMutableRawBufferPointer(rebasing: input[..<Int(min(Int64(min(input.count, blockSize)), compressedSize - consumed))])
+                try archive.read(fd, into: piece, at: start + consumed, member: entry)
+                consumed += Int64(piece.count)
+                try deliver(UnsafeRawBufferPointer(piece))
+            }
+        case .deflated:
+            guard let inflater = RawInflater() else {
+                throw FileWrapperError(.ioError, path: archive.path, detail: "zlib could not allocate memory to inflate member \"\(entry)\"")
+            }
+            let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(blockSize, max(size, 1))), alignment: 16)
+            defer { output.deallocate() }
+            // Input read in pieces; each expanded into the output block, which is handed on whenever it holds bytes.
+            var (pieceStart, pieceCount) = (0, 0)
+            var ended = false
+            while !ended {
+                if pieceCount == 0 {
+                    let count = Int(min(Int64(input.count), compressedSize - consumed))
+                    guard count > 0 else {
+                        throw archive.damage(member: entry, "the compressed data ends before its deflate stream does")
+                    }
+                    try archive.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: input[..<count]), at: start + consumed, member: entry)
+                    consumed += Int64(count)
+                    (pieceStart, pieceCount) = (0, count)
+                }
+                switch inflater.step(UnsafeRawBufferPointer(rebasing: input[pieceStart..<(pieceStart + pieceCount)]), into: output) {
+                case .progress(let took, let made, let end):
+                    (pieceStart, pieceCount) = (pieceStart + took, pieceCount - took)
+                    ended = end
+                    if made > 0 { try deliver(UnsafeRawBufferPointer(rebasing: output[..<made])) }
+                    // With input and room, zlib always moves unless the data is not deflate.
+                    if took == 0, made == 0, !end {
+                        throw archive.damage(member: entry, "the compressed data is damaged (not a valid deflate stream)")
+                    }
+                case .damaged:
+                    throw archive.damage(member: entry, "the compressed data is damaged (not a valid deflate stream)")
+                case .outOfMemory:
+                    throw FileWrapperError(.ioError, path: archive.path, detail: "zlib could not allocate memory to inflate member \"\(entry)\"")
+                }
+            }
+            let left = Int64(pieceCount) + compressedSize - consumed
+            guard left == 0 else {
+                throw archive.damage(member: entry, "the deflate stream ends \(left) bytes before the compressed data does")
+            }
+        }
+        guard produced == size else {
+            throw archive.damage(member: entry, "the data expands to \(produced) bytes, not the \(size) that the archive gives")
+        }
+        guard UInt32(truncatingIfNeeded: checksum) == crc else {
+            throw archive.damage(member: entry, "the contents' CRC-32 is \(Self.hex(UInt32(truncatingIfNeeded: checksum))), the archive gives \(Self.hex(crc))")
+        }
+        try archive.checkUnchanged(fd)
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+    }
+}
