@@ -1,0 +1,84 @@
+@testable import FileWrapperArchive
+import FileWrapperKit
+import Foundation
+import Testing
+import TestSupport
+
+/// Issue 25, item 3: ``ZipArchiveEditor`` adds, replaces and removes
+/// members of a zip made by another tool in one atomic rewrite, copying
+/// the members it leaves alone as they are stored.
+@Suite struct ZipArchiveEditorTests {
+    /// A zip made by Python's zipfile: deflated and stored members, a directory entry.
+    static func pythonZip(in directory: TemporaryDirectory) throws -> URL {
+        let zip = directory.appending("edit.zip")
+        try Interop.run("python3", ["-c", """
+            import random, sys, zipfile
+            random.seed(3)
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr("readme.txt", b"read me first\\n" * 300)
+                z.writestr(zipfile.ZipInfo("data/"), b"")
+                z.writestr("data/table.csv", b"".join(b"%d,%d\\n" % (i, i * i) for i in range(5000)))
+                z.writestr("data/blob.bin", bytes(random.getrandbits(8) for _ in range(200000)), compress_type=zipfile.ZIP_STORED)
+                z.writestr("old.txt", b"to be removed")
+            """, zip.path], in: directory.url)
+        return zip
+    }
+
+    @Test func addReplaceAndRemoveInOneRewrite() throws {
+        let directory = try TemporaryDirectory()
+        let zip = try Self.pythonZip(in: directory)
+        let before = try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url)
+        var expected = try ZipContainerSaveTests.files(of: ZipContainer.fileWrapper(contentsOf: zip))
+
+        let editor = try ZipArchiveEditor(contentsOf: zip)
+        try editor.setContents(Data("replaced\n".utf8), at: "readme.txt", permissions: 0o600)
+        try editor.setContents(Data("new and nested\n".utf8), at: "notes/2026/today.txt")
+        try editor.removeMember(at: "old.txt")
+        // Nothing is written before the commit.
+        #expect(try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url) == before)
+        try editor.commit()
+
+        expected["readme.txt"] = Array("replaced\n".utf8)
+        expected["notes/2026/today.txt"] = Array("new and nested\n".utf8)
+        expected["old.txt"] = nil
+        let after = try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url)
+        #expect(after.map(\.name) == ["readme.txt", "data/", "data/table.csv", "data/blob.bin", "notes/", "notes/2026/", "notes/2026/today.txt"])
+        for name in ["data/table.csv", "data/blob.bin"] {
+            #expect(after.first { $0.name == name } == before.first { $0.name == name }, "\(name) was not copied as stored")
+        }
+        try ZipContainerSaveTests.checkWithOtherTools(zip, expected: expected, in: directory)
+        let reread = try ZipContainer.fileWrapper(contentsOf: zip)
+        #expect(try ZipContainerReadTests.wrapper(at: "readme.txt", in: reread).attributes.permissions == 0o600)
+        // The editor reads from the zip it wrote, and commits again.
+        #expect(try editor.member(at: "data/table.csv")?.readRegularFileContents() == Data(expected["data/table.csv"]!))
+        try editor.removeMember(at: "notes")
+        try editor.commit()
+        #expect(try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url).map(\.name) == ["readme.txt", "data/", "data/table.csv", "data/blob.bin"])
+    }
+
+    @Test func aCommitWithoutEditsCopiesEveryFileAsStored() throws {
+        let directory = try TemporaryDirectory()
+        let zip = try Self.pythonZip(in: directory)
+        let before = try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url)
+        try ZipArchiveEditor(contentsOf: zip).commit()
+        let after = try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url)
+        #expect(after.map(\.name) == before.map(\.name))
+        #expect(after.filter { !$0.name.hasSuffix("/") } == before.filter { !$0.name.hasSuffix("/") })
+    }
+
+    @Test func unsafePathsAndMissingMembersAreRefusedLeavingTheZipAlone() throws {
+        let directory = try TemporaryDirectory()
+        let zip = try Self.pythonZip(in: directory)
+        let original = try Data(contentsOf: zip)
+        let editor = try ZipArchiveEditor(contentsOf: zip)
+        for path in ["../escape.txt", "/absolute.txt", "", "."] {
+            let error = try #require(throws: ArchiveError.self, "\(path)") { try editor.setContents(Data(), at: path) }
+            #expect(error.code == .unsafePath && error.entry == path)
+        }
+        let missing = try #require(throws: FileWrapperError.self) { try editor.removeMember(at: "no/such.txt") }
+        #expect(missing.code == .noSuchFile && missing.description.contains("no/such.txt"))
+        let throughFile = try #require(throws: FileWrapperError.self) { try editor.setContents(Data(), at: "readme.txt/inside") }
+        #expect(throughFile.code == .notADirectory)
+        #expect(try Data(contentsOf: zip) == original)
+    }
+}
