@@ -27,7 +27,7 @@ import TestSupport
     @Test func addReplaceAndRemoveInOneRewrite() throws {
         let directory = try TemporaryDirectory()
         let zip = try Self.pythonZip(in: directory)
-        let before = try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url)
+        let before = try StoredZipMembers.list(zip)
         var expected = try ZipContainerSaveTests.files(of: ZipContainer.fileWrapper(contentsOf: zip))
 
         let editor = try ZipArchiveEditor(contentsOf: zip)
@@ -35,13 +35,13 @@ import TestSupport
         try editor.setContents(Data("new and nested\n".utf8), at: "notes/2026/today.txt")
         try editor.removeMember(at: "old.txt")
         // Nothing is written before the commit.
-        #expect(try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url) == before)
+        #expect(try StoredZipMembers.list(zip) == before)
         try editor.commit()
 
         expected["readme.txt"] = Array("replaced\n".utf8)
         expected["notes/2026/today.txt"] = Array("new and nested\n".utf8)
         expected["old.txt"] = nil
-        let after = try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url)
+        let after = try StoredZipMembers.list(zip)
         #expect(after.map(\.name) == ["readme.txt", "data/", "data/table.csv", "data/blob.bin", "notes/", "notes/2026/", "notes/2026/today.txt"])
         for name in ["data/table.csv", "data/blob.bin"] {
             #expect(after.first { $0.name == name } == before.first { $0.name == name }, "\(name) was not copied as stored")
@@ -53,15 +53,15 @@ import TestSupport
         #expect(try editor.member(at: "data/table.csv")?.readRegularFileContents() == Data(expected["data/table.csv"]!))
         try editor.removeMember(at: "notes")
         try editor.commit()
-        #expect(try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url).map(\.name) == ["readme.txt", "data/", "data/table.csv", "data/blob.bin"])
+        #expect(try StoredZipMembers.list(zip).map(\.name) == ["readme.txt", "data/", "data/table.csv", "data/blob.bin"])
     }
 
     @Test func aCommitWithoutEditsCopiesEveryFileAsStored() throws {
         let directory = try TemporaryDirectory()
         let zip = try Self.pythonZip(in: directory)
-        let before = try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url)
+        let before = try StoredZipMembers.list(zip)
         try ZipArchiveEditor(contentsOf: zip).commit()
-        let after = try ZipContainerSaveTests.storedMembers(of: zip, in: directory.url)
+        let after = try StoredZipMembers.list(zip)
         #expect(after.map(\.name) == before.map(\.name))
         #expect(after.filter { !$0.name.hasSuffix("/") } == before.filter { !$0.name.hasSuffix("/") })
     }

@@ -12,36 +12,6 @@ import TestSupport
 /// end, to the same zip or another, and what it writes reads with
 /// `unzip -t`, bsdtar and Python's zipfile.
 @Suite struct ZipContainerSaveTests {
-    /// A member as a zip stores it: its place, method, and the SHA-256 of
-    /// its local header and data, as Python's zipfile finds them.
-    struct Stored: Decodable, Equatable {
-        var name: String
-        var method: Int
-        var raw: String
-        var extra: Int
-    }
-
-    /// The members of the zip at `url` in order, after `zipfile.testzip()`
-    /// (which reads and checks every member) found nothing wrong.
-    static func storedMembers(of url: URL, in directory: URL) throws -> [Stored] {
-        let output = try Interop.run("python3", ["-c", """
-            import hashlib, json, struct, sys, zipfile
-            with zipfile.ZipFile(sys.argv[1]) as z:
-                bad = z.testzip()
-                assert bad is None, "zipfile: bad member " + bad
-                raw = open(sys.argv[1], "rb").read()
-                members = []
-                for info in z.infolist():
-                    at = info.header_offset
-                    n, e = struct.unpack("<HH", raw[at + 26:at + 30])
-                    end = at + 30 + n + e + info.compress_size
-                    members.append({"name": info.filename, "method": info.compress_type,
-                                    "raw": hashlib.sha256(raw[at:end]).hexdigest(), "extra": e})
-                print(json.dumps(members))
-            """, url.path], in: directory)
-        return try JSONDecoder().decode([Stored].self, from: Data(output.stdout.utf8))
-    }
-
     /// The regular files of a tree by path, read.
     static func files(of root: FileWrapper) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
@@ -81,7 +51,7 @@ import TestSupport
         let files = ZipContainerReadTests.documentFiles(seed: 52)
         let zip = try ZipContainerReadTests.infoZipDocument(files, in: directory)
         let original = try Data(contentsOf: zip)
-        let before = try Self.storedMembers(of: zip, in: directory.url)
+        let before = try StoredZipMembers.list(zip)
         #expect(before.first?.name == "mimetype" && before.first?.method == 0)
 
         let root = try ZipContainer.fileWrapper(contentsOf: zip)
@@ -98,7 +68,7 @@ import TestSupport
         let target = toAnotherPath ? directory.appending("saved.zip") : zip
         try ZipContainer.write(root, to: target)
 
-        let after = try Self.storedMembers(of: target, in: directory.url)
+        let after = try StoredZipMembers.list(target)
         let kept = before.filter { $0.name != "media/photo2.bin" }.map(\.name)
         #expect(after.map(\.name) == kept + ["new/", "new/added.txt"])
         #expect(after.first?.name == "mimetype" && after.first?.method == 0 && after.first?.extra == 0)
@@ -114,7 +84,7 @@ import TestSupport
         expected["meta.json"] = Array("{\"title\": \"Renamed\"}\n".utf8)
         try Self.replace("meta.json", in: root, with: expected["meta.json"]!)
         try ZipContainer.write(root, to: target)
-        let again = try Self.storedMembers(of: target, in: directory.url)
+        let again = try StoredZipMembers.list(target)
         #expect(again.map(\.name) == after.map(\.name))
         // Directories are written anew each time (one made in memory has no time of its own).
         for member in again where member.name != "meta.json" && !member.name.hasSuffix("/") {
@@ -127,11 +97,11 @@ import TestSupport
     @Test func aMemberWhosePermissionsChangedIsWrittenAnew() throws {
         let directory = try TemporaryDirectory()
         let zip = try ZipContainerReadTests.infoZipDocument(ZipContainerReadTests.documentFiles(seed: 9), in: directory)
-        let before = try Self.storedMembers(of: zip, in: directory.url)
+        let before = try StoredZipMembers.list(zip)
         let root = try ZipContainer.fileWrapper(contentsOf: zip)
         try ZipContainerReadTests.wrapper(at: "meta.json", in: root).attributes.permissions = 0o600
         try ZipContainer.write(root, to: zip)
-        let after = try Self.storedMembers(of: zip, in: directory.url)
+        let after = try StoredZipMembers.list(zip)
         #expect(after.first { $0.name == "meta.json" } != before.first { $0.name == "meta.json" })
         #expect(after.first { $0.name == "content.xml" } == before.first { $0.name == "content.xml" })
         let reread = try ZipContainer.fileWrapper(contentsOf: zip)
@@ -156,14 +126,14 @@ import TestSupport
                         f.write(b"zip64 sizes " * 5000)
                     z.writestr("last.txt", b"the last member")
             """, zip.path], in: directory.url)
-        let before = try Self.storedMembers(of: zip, in: directory.url)
+        let before = try StoredZipMembers.list(zip)
         let root = try ZipContainer.fileWrapper(contentsOf: zip)
         var expected = try Self.files(of: root)
         expected["last.txt"] = Array("changed".utf8)
         try Self.replace("last.txt", in: root, with: expected["last.txt"]!)
         let saved = directory.appending("saved.zip")
         try ZipContainer.write(root, to: saved)
-        let after = try Self.storedMembers(of: saved, in: directory.url)
+        let after = try StoredZipMembers.list(saved)
         #expect(after.prefix(2) == before.prefix(2))
         try Self.checkWithOtherTools(saved, expected: expected, in: directory)
         #expect(try Self.files(of: ZipContainer.fileWrapper(contentsOf: saved)) == expected)
@@ -182,7 +152,7 @@ import TestSupport
         }
         let listing = try Interop.run("zipinfo", ["-v", saved.path], in: directory.url).stdout
         #expect(listing.contains("Zip64"), "no zip64 record in \(saved.lastPathComponent)")
-        #expect(try Self.storedMembers(of: saved, in: directory.url).map(\.raw) == Self.storedMembers(of: zip, in: directory.url).map(\.raw))
+        #expect(try StoredZipMembers.list(saved).map(\.raw) == StoredZipMembers.list(zip).map(\.raw))
         try Self.checkWithOtherTools(saved, expected: expected, in: directory)
     }
 }
