@@ -82,3 +82,53 @@ import TestSupport
         #expect(try Data(contentsOf: zip) == original)
     }
 }
+
+/// An edit killed (SIGKILL) at random instants, in a child process
+/// (`fwk-test-child edit-zip`), at least 20 times mid-edit (5 in a reduced
+/// run): the zip holds the old version of the edited member or the new
+/// one, and every other member whole; nothing beside it changes.
+@Suite struct KilledZipEditTests {
+    static let kills = TestSizes.pick(full: 20, reduced: 5)
+
+    /// The regular files of the zip at `url`, read in memory by ``ArchiveReader``.
+    static func members(of url: URL) throws -> [String: [UInt8]] {
+        try ZipContainerSaveTests.files(of: ArchiveReader.fileWrapper(contentsOf: url, formats: .zip))
+    }
+
+    @Test func aZipKilledMidEditHoldsTheOldMemberOrTheNewOne() async throws {
+        let tally = try await onThreadOfItsOwn(Self.killEdits)
+        #expect(tally.killed >= Self.kills, "\(tally)")
+    }
+
+    static func killEdits() throws -> KillHarness.Tally {
+        let directory = try TemporaryDirectory()
+        var random = SplitMix64(seed: 2026)
+        var files = ZipContainerReadTests.documentFiles(seed: 11)
+        files += (1...TestSizes.pick(full: 8, reduced: 3)).map { ("media/large\($0).bin", random.bytes(1 << 20)) }
+        let zip = try ZipContainerReadTests.infoZipDocument(files, in: directory)
+        var versions: [String: [String: [UInt8]]] = [:]
+        for version in ["A", "B"] {
+            let state = Array(String(repeating: "version \(version) of the state\n", count: 10_000).utf8)
+            try Data(state).write(to: directory.appending("\(version).state"))
+            versions[version] = Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0.contents) })
+            versions[version]!["state.txt"] = state
+        }
+        func edit(_ version: String) -> [String] { ["edit-zip", zip.path, "state.txt", directory.appending("\(version).state").path] }
+        _ = try KillHarness.measure(edit("A"))
+        let duration = try KillHarness.measure(edit("B"))
+
+        var current = "B"
+        var editing = "A"
+        return try KillHarness.killRepeatedly(target: zip, kills: kills, maximumRuns: 200, duration: duration) {
+            editing = current == "A" ? "B" : "A"
+            return edit(editing)
+        } check: { run in
+            let onDisk = try members(of: zip)
+            guard let found = versions.first(where: { $0.value == onDisk })?.key else {
+                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished edit") the zip holds neither version")
+            }
+            guard run.killed || found == editing else { throw KillHarness.Failure("a finished edit left version \(found)") }
+            current = found
+        }
+    }
+}

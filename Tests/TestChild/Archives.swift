@@ -32,6 +32,15 @@ func unpack(_ arguments: [String], _ flags: Set<String>) throws {
     try ArchiveUnpacker.unpack(archiveAt: URL(fileURLWithPath: arguments[0]), to: URL(fileURLWithPath: arguments[1]), options: options)
 }
 
+/// `edit-zip ZIP MEMBER SOURCE`: makes MEMBER of the zip ZIP hold the bytes
+/// of the file SOURCE, in one atomic rewrite that copies the other members
+/// as stored (``ZipArchiveEditor``).
+func editZip(_ arguments: [String], _ flags: Set<String>) throws {
+    let editor = try ZipArchiveEditor(contentsOf: URL(fileURLWithPath: arguments[0]))
+    try editor.setContents(Data(contentsOf: URL(fileURLWithPath: arguments[2])), at: arguments[1])
+    try editor.commit()
+}
+
 /// `read-archive READER ARCHIVE`: reads ARCHIVE and every file's contents
 /// with one of the library's readers, within its default limits: `entries`
 /// (``ArchiveEntries``, as `wrapinspect dump --digests` and `cat` read),

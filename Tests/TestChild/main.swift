@@ -11,6 +11,8 @@
 //   fwk-test-child read-archive READER ARCHIVE     read ARCHIVE and every file's contents with one reader:
 //                                                  entries (ArchiveEntries), manifest (Manifest; prints its entries
 //                                                  and the bytes they take), tree (ArchiveReader)
+//   fwk-test-child edit-zip ZIP MEMBER SOURCE      make MEMBER of ZIP hold the file SOURCE's bytes (ZipArchiveEditor), the
+//                                                  other members copied as stored
 //   fwk-test-child save-document SOURCE DOCUMENT  open DOCUMENT (a package, or a zip container if it ends in .zip)
 //                                                  with DocumentController, make its files SOURCE's, save it in place
 //   fwk-test-child save-while-threads-block DOCUMENT
@@ -36,6 +38,7 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
     "unpack": (2, "unpack ARCHIVE DESTINATION [--force] [--count-resources]", unpack),
     "read-archive": (2, "read-archive entries|manifest|tree ARCHIVE", readArchive),
+    "edit-zip": (3, "edit-zip ZIP MEMBER SOURCE", editZip),
     "save-document": (2, "save-document SOURCE DOCUMENT", saveDocument),
     "save-while-threads-block": (1, "save-while-threads-block DOCUMENT", saveWhileThreadsBlock),
 ]
