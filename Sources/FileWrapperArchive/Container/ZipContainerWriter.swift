@@ -74,7 +74,8 @@ struct ZipContainerWriter {
                         writeback.wrote(copy.length)
                     })
                 } else {
-                    try write(entry, to: writer, clock: clock, stored: position == 0 && entry.path == options.firstStoredEntry)
+                    try ArchiveWriter.writeEntry(entry.wrapper, path: entry.path, to: writer, clock: clock, options: options,
+                                                 stored: position == 0 && entry.path == options.firstStoredEntry)
                 }
             }
             try writer.close()
@@ -88,29 +89,6 @@ struct ZipContainerWriter {
             throw error
         }
         if let written { Self.rebind(entries, toZipAt: url, identity: written) }
-    }
-
-    /// Writes one entry through `writer`, as ``ArchiveWriter`` writes it.
-    private func write(_ entry: TreeEntry, to writer: ZipWriter, clock: EntryClock, stored: Bool) throws {
-        let wrapper = entry.wrapper
-        var header = ArchiveEntryHeader(
-            path: entry.path, kind: .regularFile, permissions: wrapper.attributes.permissions ?? 0o644, size: 0,
-            modified: clock.time(for: wrapper.attributes.modificationDate),
-            owner: options.reproducible ? nil : wrapper.attributes.owner, linkTarget: nil)
-        if wrapper.isDirectory {
-            header.kind = .directory
-            header.permissions = wrapper.attributes.permissions ?? 0o755
-            try writer.writeHeader(header, stored: false)
-        } else if wrapper.isSymbolicLink {
-            header.kind = .symbolicLink
-            header.permissions = 0o777
-            header.linkTarget = wrapper.symbolicLinkDestinationBytes
-            try writer.writeHeader(header, stored: false)
-        } else {
-            header.size = wrapper.regularFileSize ?? 0
-            try writer.writeHeader(header, stored: stored)
-            try wrapper.forEachContentsBlock { try writer.writeData($0, entry: entry.path) }
-        }
     }
 
     /// The tree's entries in ``ArchiveWriter``'s order: depth first, each

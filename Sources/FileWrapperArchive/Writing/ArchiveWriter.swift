@@ -117,25 +117,35 @@ public enum ArchiveWriter {
             pending = [(root.preferredFilename ?? root.filename ?? "file", root)]
         }
         while let (path, wrapper) = pending.popLast() {
-            var header = ArchiveEntryHeader(
-                path: path, kind: .regularFile, permissions: wrapper.attributes.permissions ?? 0o644, size: 0,
-                modified: clock.time(for: wrapper.attributes.modificationDate),
-                owner: options.reproducible ? nil : wrapper.attributes.owner, linkTarget: nil)
-            if wrapper.isDirectory {
-                header.kind = .directory
-                header.permissions = wrapper.attributes.permissions ?? 0o755
-                try writer.writeHeader(header, stored: false)
-                pending += children(of: wrapper, under: path, firstStored: nil)
-            } else if wrapper.isSymbolicLink {
-                header.kind = .symbolicLink
-                header.permissions = 0o777
-                header.linkTarget = wrapper.symbolicLinkDestinationBytes
-                try writer.writeHeader(header, stored: false)
-            } else {
-                header.size = wrapper.regularFileSize ?? 0
-                try writer.writeHeader(header, stored: path == options.firstStoredEntry && rootName == nil)
-                try wrapper.forEachContentsBlock { try writer.writeData($0, entry: path) }
-            }
+            try writeEntry(wrapper, path: path, to: writer, clock: clock, options: options,
+                           stored: path == options.firstStoredEntry && rootName == nil)
+            if wrapper.isDirectory { pending += children(of: wrapper, under: path, firstStored: nil) }
+        }
+    }
+
+    /// Writes the entry of one wrapper (a directory's alone, not what it
+    /// holds) at `path`; `stored` asks a zip to store a regular file plainly.
+    static func writeEntry(
+        _ wrapper: FileWrapper, path: String, to writer: any ArchiveEntryWriter, clock: EntryClock, options: ArchiveWriteOptions,
+        stored: Bool
+    ) throws {
+        var header = ArchiveEntryHeader(
+            path: path, kind: .regularFile, permissions: wrapper.attributes.permissions ?? 0o644, size: 0,
+            modified: clock.time(for: wrapper.attributes.modificationDate),
+            owner: options.reproducible ? nil : wrapper.attributes.owner, linkTarget: nil)
+        if wrapper.isDirectory {
+            header.kind = .directory
+            header.permissions = wrapper.attributes.permissions ?? 0o755
+            try writer.writeHeader(header, stored: false)
+        } else if wrapper.isSymbolicLink {
+            header.kind = .symbolicLink
+            header.permissions = 0o777
+            header.linkTarget = wrapper.symbolicLinkDestinationBytes
+            try writer.writeHeader(header, stored: false)
+        } else {
+            header.size = wrapper.regularFileSize ?? 0
+            try writer.writeHeader(header, stored: stored)
+            try wrapper.forEachContentsBlock { try writer.writeData($0, entry: path) }
         }
     }
 
