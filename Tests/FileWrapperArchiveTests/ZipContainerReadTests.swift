@@ -89,6 +89,25 @@ import TestSupport
         #expect(!text.isRegularFileContentsLoaded)
     }
 
+    /// A lazily read tree's members stream into whatever writes it: a
+    /// bundle on disk (TreeWriter) and another archive (ArchiveWriter).
+    @Test func aLazyTreeWritesToDiskAndPacksAsAnyTree() throws {
+        let directory = try TemporaryDirectory()
+        let files = Self.documentFiles(seed: 31)
+        let zip = try Self.infoZipDocument(files, in: directory)
+        let expected = Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0.contents) })
+
+        let bundle = directory.appending("bundle")
+        try ZipContainer.fileWrapper(contentsOf: zip).write(to: bundle, options: .atomic, originalContentsURL: nil)
+        #expect(try ZipContainerSaveTests.files(of: FileWrapper(url: bundle)) == expected)
+
+        let tree = try ZipContainer.fileWrapper(contentsOf: zip)
+        let tar = directory.appending("doc.tar")
+        try ArchiveWriter.write(tree, to: tar, options: ArchiveWriteOptions(format: .tar))
+        #expect(try ZipContainerSaveTests.files(of: ArchiveReader.fileWrapper(contentsOf: tar)) == expected)
+        #expect(try Self.wrapper(at: "media/photo1.bin", in: tree).isRegularFileContentsLoaded == false, "packing kept a member's bytes")
+    }
+
     @Test func pythonZipsReadAsTheyAreWrittenZip64Included() throws {
         let directory = try TemporaryDirectory()
         let zip = directory.appending("python.zip")

@@ -127,11 +127,8 @@ final class ZipMemberSource: RegularFileSource {
             var (pieceStart, pieceCount) = (0, 0)
             var ended = false
             while !ended {
-                if pieceCount == 0 {
+                if pieceCount == 0, consumed < compressedSize {
                     let count = Int(min(Int64(input.count), compressedSize - consumed))
-                    guard count > 0 else {
-                        throw archive.damage(member: entry, "the compressed data ends before its deflate stream does")
-                    }
                     try archive.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: input[..<count]), at: start + consumed, member: entry)
                     consumed += Int64(count)
                     (pieceStart, pieceCount) = (0, count)
@@ -141,9 +138,11 @@ final class ZipMemberSource: RegularFileSource {
                     (pieceStart, pieceCount) = (pieceStart + took, pieceCount - took)
                     ended = end
                     if made > 0 { try deliver(UnsafeRawBufferPointer(rebasing: output[..<made])) }
-                    // With input and room, zlib always moves unless the data is not deflate.
+                    // With room, zlib always moves unless the input ran out or is not deflate.
                     if took == 0, made == 0, !end {
-                        throw archive.damage(member: entry, "the compressed data is damaged (not a valid deflate stream)")
+                        throw archive.damage(member: entry, pieceCount == 0
+                            ? "the compressed data ends before its deflate stream does"
+                            : "the compressed data is damaged (not a valid deflate stream)")
                     }
                 case .damaged:
                     throw archive.damage(member: entry, "the compressed data is damaged (not a valid deflate stream)")
