@@ -93,6 +93,29 @@ import TestSupport
         try Self.checkWithOtherTools(target, expected: expected, in: directory)
     }
 
+    /// When the zip read from was replaced, members whose bytes were read
+    /// are written from memory; one that was never read cannot be, and the
+    /// save fails naming it, writing nothing.
+    @Test func membersReadBeforeTheirZipWasReplacedAreWrittenFromMemory() throws {
+        let directory = try TemporaryDirectory()
+        let files = ZipContainerReadTests.documentFiles(seed: 77)
+        let zip = try ZipContainerReadTests.infoZipDocument(files, in: directory)
+        let root = try ZipContainer.fileWrapper(contentsOf: zip)
+        let expected = try Self.files(of: root)
+        let unread = try ZipContainer.fileWrapper(contentsOf: zip)
+        let other = directory.appending("other.zip")
+        try FileManager.default.copyItem(at: zip, to: other)
+        #expect(rename(other.path, zip.path) == 0)
+
+        let saved = directory.appending("saved.zip")
+        try ZipContainer.write(root, to: saved)
+        try Self.checkWithOtherTools(saved, expected: expected, in: directory)
+
+        let refused = try #require(throws: ArchiveError.self) { try ZipContainer.write(unread, to: directory.appending("never.zip")) }
+        #expect(refused.underlying?.code == .changedOnDisk && refused.entry == "mimetype", "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("never.zip").path))
+    }
+
     /// A member whose attributes changed is written anew, with them.
     @Test func aMemberWhosePermissionsChangedIsWrittenAnew() throws {
         let directory = try TemporaryDirectory()

@@ -62,7 +62,7 @@ struct ZipContainerWriter {
             for (position, index) in plan.enumerated() {
                 let entry = entries[index]
                 if let member = entry.wrapper.regularFileSource as? ZipMemberSource, member.attributes == entry.wrapper.attributes,
-                   let copy = try ArchiveError.io(archive: archive, entry: entry.path, { try sources.copy(of: member) }) {
+                   let copy = try sources.copy(of: member, orFromMemory: entry.wrapper, archive: archive, entry: entry.path) {
                     try writer.writeCopiedMember(length: copy.length, centralRecord: { offset, thresholds in
                         Self.centralRecord(member.centralRecord, offset: offset, thresholds: thresholds)
                     }, copy: {
@@ -259,6 +259,19 @@ private struct OpenSources {
             return withSignature
         }
         return bytes.u32(0) == member.crc ? withSignature - 4 : nil
+    }
+
+    /// ``copy(of:)``, or nil to write the member from its wrapper's bytes
+    /// when the zip cannot be copied from (replaced, gone) but they are in
+    /// memory; errors name `archive` (the zip written) and `entry`.
+    mutating func copy(of member: ZipMemberSource, orFromMemory wrapper: FileWrapper, archive: String, entry: String) throws -> (fd: CInt, length: Int)? {
+        do {
+            return try copy(of: member)
+        } catch where wrapper.isRegularFileContentsLoaded {
+            return nil
+        } catch {
+            throw ArchiveError(error, archive: archive, entry: entry)
+        }
     }
 
     /// Throws unless every zip copied from is still the file it was.
