@@ -70,14 +70,9 @@ final class RawInflater {
         case outOfMemory
     }
 
-    /// Starts a new stream for ``step(_:into:)``.
-    func reset() {
-        guard inflateReset(stream) == Z_OK else { preconditionFailure("inflateReset on a broken stream") }
-    }
-
     /// Expands from `input` into `output` as far as both allow, for a
-    /// stream read a piece at a time (a zip member read lazily); the
-    /// stream goes on with the next call until it ends.
+    /// stream read a piece at a time (a zip member read lazily) by a new
+    /// inflater; the stream goes on with the next call until it ends.
     func step(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Step {
         stream.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) }
         stream.pointee.avail_in = uInt(input.count)

@@ -22,14 +22,11 @@ final class ZipArchiveFile: Sendable {
     let identity: FileIdentity
     /// The members in the central directory's order.
     let entries: [Entry]
-    /// Where bytes before the zip (a self-extracting stub) move its offsets.
-    let correction: Int64
 
-    init(path: String, identity: FileIdentity, entries: [Entry], correction: Int64) {
+    init(path: String, identity: FileIdentity, entries: [Entry]) {
         self.path = path
         self.identity = identity
         self.entries = entries
-        self.correction = correction
     }
 
     /// Opens the zip for reading (`openat`) and checks that it is still the

@@ -44,10 +44,10 @@ struct ZipContainerIndex {
             throw ArchiveError(.io, archive: name, message: "is not a regular file; a zip is read lazily only from a file")
         }
         let input = ArchiveReadSource(fd: fd, name: name)
-        let (records, correction) = try Self.readDirectory(input, name: name, limits: limits)
+        let records = try Self.readDirectory(input, name: name, limits: limits)
         let archive = ZipArchiveFile(
             path: path, identity: FileIdentity(info),
-            entries: records.map { ZipArchiveFile.Entry(path: PathKey($0.names).bytes, kind: $0.kind) }, correction: correction)
+            entries: records.map { ZipArchiveFile.Entry(path: PathKey($0.names).bytes, kind: $0.kind) })
 
         var tree = ArchiveTree(archive: name)
         for record in records {
@@ -82,11 +82,11 @@ struct ZipContainerIndex {
                         crc: record.crc, method: record.method, attributes: record.attributes)
     }
 
-    /// The central directory's records, checked, in order, and how far
-    /// bytes before the zip move its offsets.
+    /// The central directory's records, checked, in order, their offsets
+    /// corrected for bytes before the zip.
     private static func readDirectory(
         _ source: ArchiveReadSource, name: String, limits: ArchiveReadLimits
-    ) throws -> (records: [Record], correction: Int64) {
+    ) throws -> [Record] {
         guard let total = source.size, let (end, endStart) = ZipDirectoryEnd.locate(in: source) else {
             throw ArchiveError(.unsupportedFormat, archive: name, message: "has no zip central directory to read it lazily by")
         }
@@ -119,7 +119,7 @@ struct ZipContainerIndex {
             records.append(try check(record, bytes: Array(bytes.bytes(0, count: length)), archive: name, total: total,
                                      correction: correction, limits: limits))
         }
-        return (records, correction)
+        return records
     }
 
     /// Whether a central directory record (or the end record) begins at `offset`.
