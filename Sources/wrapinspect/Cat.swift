@@ -31,8 +31,14 @@ struct Cat: ParsableCommand {
 
     func run() throws {
         let options = ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits)
-        try MemberContents.forEachBlock(ofMember: member, in: StandardInput.url(for: path), options: options) { block in
-            try StandardOutput.write(block)
+        if let stream = try StandardInput.stream(for: path) {
+            try MemberContents.forEachBlock(ofMember: member, inArchiveFrom: stream.fd, name: stream.name, options: options) { block in
+                try StandardOutput.write(block)
+            }
+        } else {
+            try MemberContents.forEachBlock(ofMember: member, in: StandardInput.url(for: path), options: options) { block in
+                try StandardOutput.write(block)
+            }
         }
     }
 }

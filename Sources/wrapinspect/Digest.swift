@@ -32,7 +32,7 @@ struct Digest: ParsableCommand {
     @OptionGroup var input: InputOptions
 
     func run() throws {
-        let manifest = try input.manifest(of: path)
+        let manifest = try input.manifest(of: path, streaming: true)
         guard let digest = manifest.treeDigestText else {
             throw ManifestError(file: path, message: "the manifest has no file digests (it was written without hashing), so it has no tree digest")
         }

@@ -81,7 +81,7 @@ struct Dump: ParsableCommand {
         // A manifest file carries its digests; anything else is hashed only when asked.
         let manifest: Manifest
         do {
-            manifest = try input.manifest(of: path, hashingContents: digests, keepingUnreadable: true)
+            manifest = try input.manifest(of: path, hashingContents: digests, keepingUnreadable: true, streaming: true)
         } catch {
             throw StoredHint(error, path: path, formats: input.formats) ?? error
         }
@@ -118,9 +118,7 @@ struct Dump: ParsableCommand {
         var count: Int64 = 0
         var bytes: Int64 = 0
         do {
-            try ArchiveEntries.forEach(
-                in: StandardInput.url(for: path), formats: input.formats, limits: input.limits, checkingContents: digests
-            ) { archived, contents in
+            let visit = { (archived: ArchiveEntry, contents: ArchiveEntryContents) in
                 var entry = ManifestEntry(archived)
                 // A hard link that carries contents (SVR4 cpio's last link) shows them.
                 if archived.carriesContents { entry.size = archived.size }
@@ -134,6 +132,13 @@ struct Dump: ParsableCommand {
                 } else {
                     try StandardOutput.line(StoredLine(archived, size: entry.size, digest: entry.contentDigest).text)
                 }
+            }
+            if let stream = try StandardInput.stream(for: path) {
+                try ArchiveEntries.forEach(inArchiveFrom: stream.fd, name: stream.name, formats: input.formats, limits: input.limits,
+                                           checkingContents: digests, visit)
+            } else {
+                try ArchiveEntries.forEach(in: StandardInput.url(for: path), formats: input.formats, limits: input.limits,
+                                           checkingContents: digests, visit)
             }
         } catch let error as ArchiveError where error.code == .unrecognizedFormat {
             throw ManifestError(file: path, message: "not an archive in a format read, so it has no stored entries to list")
@@ -157,7 +162,10 @@ struct StoredHint: Error, LocalizedError {
             guard [.corrupt, .unsafePath, .duplicateEntry, .unsupportedEntry, .encrypted].contains(error.code) else { return nil }
         } else if error is ManifestError {
             let options = ManifestReadOptions(hashingContents: false, formats: formats)
-            guard let url = try? StandardInput.url(for: path), (try? Manifest.inputKind(of: url, options: options)) == .archive else { return nil }
+            // A stream that was read is gone: only a path is looked at again.
+            guard (try? StandardInput.stream(for: path)) == nil,
+                  let url = try? StandardInput.url(for: path), (try? Manifest.inputKind(of: url, options: options)) == .archive
+            else { return nil }
         } else {
             return nil
         }

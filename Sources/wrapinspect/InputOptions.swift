@@ -53,13 +53,15 @@ struct InputOptions: ParsableArguments {
     /// more than once (the manifest shows the last entry of each). With
     /// `keepingUnreadable`, a tree on disk with folders or files that cannot
     /// be read gives a partial listing that names them instead of an error.
-    func manifest(of path: String, hashingContents: Bool = true, keepingUnreadable: Bool = false) throws -> Manifest {
+    /// With `streaming`, a pipe on standard input is read as it comes, for
+    /// a command that reads its input once (``StandardInput/stream(for:)``).
+    func manifest(of path: String, hashingContents: Bool = true, keepingUnreadable: Bool = false, streaming: Bool = false) throws -> Manifest {
         var options = ManifestReadOptions(hashingContents: hashingContents, formats: formats, limits: limits)
         options.keepsUnreadable = keepingUnreadable
         let manifest = try ProgressLine.showing(reading: path) { progress in
             var options = options
             options.progress = progress
-            return try Manifest(reading: StandardInput.url(for: path), options: options)
+            return try StandardInput.manifest(of: path, streaming: streaming, options: options)
         }
         Self.reportRepeatedPaths(of: manifest, name: path)
         return manifest

@@ -46,7 +46,7 @@ struct Snapshot: ParsableCommand {
     }
 
     func run() throws {
-        let manifest = try input.manifest(of: path)
+        let manifest = try input.manifest(of: path, streaming: true)
         guard let output else {
             try Self.writeToStandardOutput(manifest, as: chosenFormat)
             return

@@ -1,3 +1,4 @@
+import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 import Glibc
@@ -8,12 +9,16 @@ import Glibc
 ///
 /// Standard input redirected from a regular file is read as that file
 /// (its path, from `/proc/self/fd/0`, checked to be the same inode). A
-/// pipe is copied, as it comes, into a file in a private folder in
-/// `$TMPDIR` (mode 0700, named and locked as ``Replacement`` names a
+/// pipe (or a socket, or a device) is read as it comes by the commands
+/// that read their input once (`dump`, `digest`, `cat`, `snapshot`,
+/// `unpack`: ``stream(for:)``), through the readers' descriptor entry
+/// points, which spool only a zip or a 7z (their directories lie at the
+/// end). `diff` and `verify`, which read an input more than once, get a
+/// copy (``url(for:)``): made as it comes into a file in a private folder
+/// in `$TMPDIR` (mode 0700, named and locked as ``Replacement`` names a
 /// temporary, so that a signal or the next run removes it), then read as
-/// any file: the same bytes, so the same entries, sizes and digests as
-/// from the file itself. Reading a pipe straight, without the copy, needs
-/// entry points on a descriptor in the archive readers; see the README.
+/// any file. Either way, the same bytes give the same entries, sizes and
+/// digests as the file itself.
 enum StandardInput {
     static let name = "wrapinspect-stdin"
     /// The folder that holds the copy, with the descriptor on `$TMPDIR`
@@ -24,6 +29,34 @@ enum StandardInput {
     /// Whether `path` names standard input.
     static func isNamed(by path: String) -> Bool {
         ["-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0", "/proc/\(getpid())/fd/0"].contains(path)
+    }
+
+    /// Standard input's descriptor and its name in messages, when `path`
+    /// names it and it is a stream (a pipe, a socket, a device), to be
+    /// read once as it comes; nil for any other path, and for standard
+    /// input redirected from a file, which is read by its path (``url(for:)``).
+    /// A terminal is refused.
+    static func stream(for path: String) throws -> (fd: CInt, name: String)? {
+        guard isNamed(by: path), resolved == nil else { return nil }
+        var status = stat()
+        guard Syscall.invoke(.fstat, { fstat(STDIN_FILENO, &status) }) == 0 else {
+            throw StandardInputError(message: "standard input: \(String(cString: strerror(errno)))")
+        }
+        if status.st_mode & S_IFMT == S_IFREG { return nil }
+        if isatty(STDIN_FILENO) == 1 {
+            throw StandardInputError(message: "standard input is a terminal; pipe an archive into it or name a file")
+        }
+        return (STDIN_FILENO, "standard input")
+    }
+
+    /// The manifest of `path`, standard input's stream read as it comes
+    /// when `path` names it (``stream(for:)``), else the path's, or that
+    /// of standard input's file or copy when `streaming` is false.
+    static func manifest(of path: String, streaming: Bool, options: ManifestReadOptions) throws -> Manifest {
+        if streaming, let stream = try stream(for: path) {
+            return try Manifest(readingFrom: stream.fd, name: stream.name, options: options)
+        }
+        return try Manifest(reading: url(for: path), options: options)
     }
 
     /// The URL to read for `path`: standard input's file (or a copy of

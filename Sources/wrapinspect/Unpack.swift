@@ -131,9 +131,14 @@ struct Unpack: ParsableCommand {
         var options = ArchiveUnpackOptions(formats: input.formats, limits: limits, replacesExisting: force)
         options.stripComponents = stripComponents
         options.keepsOutsideLinks = keepOutsideLinks
-        let url = try StandardInput.url(for: archive)
+        let stream = try StandardInput.stream(for: archive)
+        let url = try stream == nil ? StandardInput.url(for: archive) : nil
         let summary = try ProgressLine.showing("unpacking", archive) { progress in
-            try ArchiveUnpacker.unpack(archiveAt: url, to: URL(fileURLWithPath: destination), options: options, progress: progress)
+            if let stream {
+                return try ArchiveUnpacker.unpack(archiveFrom: stream.fd, name: stream.name, to: URL(fileURLWithPath: destination), options: options,
+                                                  progress: progress)
+            }
+            return try ArchiveUnpacker.unpack(archiveAt: url!, to: URL(fileURLWithPath: destination), options: options, progress: progress)
         }
         try StandardOutput.line("\(summary.entries) entries, \(summary.bytes) bytes unpacked into \(destination)")
         if keepOutsideLinks {

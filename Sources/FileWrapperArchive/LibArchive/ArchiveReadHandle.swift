@@ -40,10 +40,51 @@ final class ArchiveReadHandle {
 
     /// The descriptor of a file this handle opened itself, closed with it.
     private var ownedDescriptor: CInt?
+    /// The spool of a stream read by seeking (``ArchiveSpool``), closed with it.
+    private var spool: CInt?
 
     deinit {
         archive_read_free(archive)
         if let ownedDescriptor { Syscall.close(ownedDescriptor) }
+        if let spool { Syscall.close(spool) }
+    }
+
+    /// A handle reading the open descriptor `fd` (which the caller keeps
+    /// and closes) from its current offset: a file by `pread`, a stream (a
+    /// pipe, a socket, a FIFO) as it comes, without a copy, but for a zip or
+    /// a 7z, which are read by seeking and so first copied to an unnamed
+    /// spool (``ArchiveSpool``).
+    static func reading(
+        fileDescriptor fd: CInt, name: String, formats: ArchiveReadFormats, memoryLimit: Int64 = ArchiveReadLimits().maxMemory
+    ) throws -> ArchiveReadHandle {
+        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
+        try handle.open(fd: fd)
+        return handle
+    }
+
+    /// What a descriptor holds, read as ``reading(fileDescriptor:name:formats:memoryLimit:)``
+    /// reads it: an archive, or not one.
+    enum Recognized {
+        case archive(ArchiveReadHandle)
+        /// No format read takes it; `source` reads it again from the start.
+        case notAnArchive(ArchiveReadSource)
+    }
+
+    /// The handle for `source`, or, when no format takes it, the source to
+    /// read it from the start as a flat file (a stream's bytes that the
+    /// formats looked at are kept for that).
+    static func recognizing(
+        _ source: ArchiveReadSource, name: String, formats: ArchiveReadFormats, memoryLimit: Int64
+    ) throws -> Recognized {
+        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
+        source.recordsConsumed = true
+        do {
+            try handle.open(source)
+        } catch let error as ArchiveError where error.code == .unrecognizedFormat && handle.spool == nil {
+            return .notAnArchive(source)
+        }
+        source.recordsConsumed = false
+        return .archive(handle)
     }
 
     /// A handle reading the archive file at `url`, named in errors as the
@@ -66,7 +107,29 @@ final class ArchiveReadHandle {
         return handle
     }
 
-    /// Reads from the open descriptor `fd`, which the caller keeps and closes.
+    /// The input as given, before a compression is decoded, for ``reopened()``.
+    private var rawSource: ArchiveReadSource?
+    /// The handle this one reads again, kept open while this one reads its descriptor.
+    private var original: ArchiveReadHandle?
+
+    /// Whether ``reopened()`` can read the input again: a file, bytes in
+    /// memory or a stream's spool can, a stream cannot.
+    var canReopen: Bool {
+        rawSource.map { $0.stream == nil } ?? false
+    }
+
+    /// A new handle over the same input from its start, for a second pass
+    /// (see ``canReopen``).
+    func reopened() throws -> ArchiveReadHandle {
+        guard let source = rawSource?.rewound() else { preconditionFailure("a stream cannot be read again") }
+        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
+        handle.original = self
+        try handle.open(source)
+        return handle
+    }
+
+    /// Reads from the open descriptor `fd`, which the caller keeps and
+    /// closes; a zip or 7z stream through a spool (``ArchiveSpool``).
     func open(fd: CInt) throws {
         try open(ArchiveReadSource(fd: fd, name: name))
     }
@@ -80,6 +143,12 @@ final class ArchiveReadHandle {
     /// the declared sizes checked (``DeclaredSizes``), and opens; when no
     /// enabled format recognises the input, says which format left out does.
     private func open(_ source: ArchiveReadSource) throws {
+        if let stream = source.stream, ArchiveSpool.isNeeded(for: source.head) {
+            let spool = try ArchiveSpool.copy(head: source.head, rest: stream, name: name)
+            self.spool = spool
+            return try open(ArchiveReadSource(fd: spool, name: name))
+        }
+        rawSource = source
         try ArchiveLocale.withUTF8 {
             let source = try DeclaredSizes.prepare(source, formats: formats, memoryLimit: memoryLimit)
             self.source = source

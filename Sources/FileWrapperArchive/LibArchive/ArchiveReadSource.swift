@@ -43,6 +43,12 @@ final class ArchiveReadSource {
     var sevenZipNames: [[UInt8]]?
     /// A check's refusal of bytes not yet given to libarchive, for its next read.
     private var refusal: ArchiveError?
+    /// Whether the bytes of a stream given to libarchive are kept in
+    /// ``consumed``: while formats bid on it, so that a stream none takes
+    /// can still be read whole, as a flat file.
+    var recordsConsumed = false
+    /// The bytes of a stream given to libarchive while ``recordsConsumed``.
+    private(set) var consumed: [UInt8] = []
 
     /// A copy of bytes in memory, shared by the sources that read it.
     private final class Memory {
@@ -236,7 +242,35 @@ final class ArchiveReadSource {
         }
         buffer.pointee = bytes.baseAddress
         position += Int64(count)
+        if recordsConsumed, case .stream = input { consumed += UnsafeRawBufferPointer(rebasing: bytes[..<count]) }
         return count
+    }
+
+    /// The descriptor of a stream (an input that cannot seek), to read on
+    /// from after the bytes libarchive or ``head`` took; nil otherwise.
+    var stream: CInt? {
+        if case .stream(let fd) = input { return fd }
+        return nil
+    }
+
+    /// Calls `body` with every byte of the input from its start, in
+    /// blocks: a file's or memory's read again, a stream's ``consumed``
+    /// bytes (those libarchive took while recording; the ``head`` when it
+    /// has read nothing) and then the rest of it. For an input that no
+    /// format took, read as a flat file.
+    func forEachBlockFromStart(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        if case .decoded = input { preconditionFailure("a decoded input is an archive's") }
+        if case .stream = input {
+            try (consumed.isEmpty && position == 0 ? pending : consumed).withUnsafeBytes(body)
+        }
+        var offset: Int64 = 0
+        while true {
+            let count = readInput(into: block, at: offset)
+            if count < 0, let error { throw error }
+            if count <= 0 { return }
+            try body(UnsafeRawBufferPointer(rebasing: block[..<count]))
+            offset += Int64(count)
+        }
     }
 
     /// Reads descriptor bytes at `offset` from the start (`pread`), or the

@@ -19,6 +19,19 @@ extension Manifest {
         self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: progress).read()
     }
 
+    /// The manifest of the archive that the open descriptor `fd` brings
+    /// from its current offset, read as ``init(archiveAt:formats:limits:hashingContents:progress:)``
+    /// reads a file: a stream (a pipe, a socket) as it comes, a zip or 7z
+    /// one through an unnamed spool. The caller keeps and closes `fd`;
+    /// `name` stands for the archive in errors.
+    public init(
+        archiveFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,
+        hashingContents: Bool = true, progress: ManifestProgress? = nil
+    ) throws {
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, memoryLimit: limits.maxMemory)
+        self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: progress).read()
+    }
+
     /// The manifest of the archive `data`; `name` stands for it in errors.
     public init(
         archiveData data: Data, name: String, formats: ArchiveReadFormats = .standard,

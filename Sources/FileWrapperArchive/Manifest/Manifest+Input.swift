@@ -68,6 +68,49 @@ extension Manifest {
         }
     }
 
+    /// The manifest of what the open descriptor `fd` brings from its
+    /// current offset (standard input, say): a manifest file, an archive,
+    /// or else a flat file (one whose mode, time and owner are what `fstat`
+    /// says of the descriptor). A stream (a pipe, a socket) is read once,
+    /// as it comes, never copied, but for a zip or a 7z, which go through
+    /// an unnamed spool (``ArchiveSpool``): the formats are recognised from
+    /// the bytes that the readers have looked at, which are kept for a flat
+    /// file. The caller keeps and closes `fd`; `name` names it in errors.
+    public init(readingFrom fd: CInt, name: String, options: ManifestReadOptions = ManifestReadOptions()) throws {
+        let source = ArchiveReadSource(fd: fd, name: name)
+        if let error = source.error { throw error }
+        if ManifestFileFormat.detect(source.head) != nil {
+            var data = Data()
+            try source.forEachBlockFromStart { data.append(contentsOf: $0) }
+            self = try Manifest(decoding: data, name: name)
+            return
+        }
+        let recognized: ArchiveReadHandle.Recognized = source.head.isEmpty
+            ? .notAnArchive(source)
+            : try ArchiveReadHandle.recognizing(source, name: name, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
+        switch recognized {
+        case .archive(let handle):
+            self = try ArchiveManifestReader(
+                handle: handle, limits: options.limits, hashingContents: options.hashingContents, progress: options.progress
+            ).read()
+        case .notAnArchive(let source):
+            var info = stat()
+            guard Syscall.invoke(.fstat, { fstat(fd, &info) }) == 0 else {
+                throw ManifestError(file: name, message: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            var entry = ManifestEntry(path: [], kind: .file, size: 0, permissions: UInt16(info.st_mode & 0o7777),
+                                      modified: FileTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec)), owner: FileOwner(userID: info.st_uid, groupID: info.st_gid))
+            if options.hashingContents {
+                (entry.contentDigest, entry.size) = try SHA256Hasher.digest(progress: options.progress, of: source.forEachBlockFromStart)
+            } else {
+                try source.forEachBlockFromStart { entry.size! += Int64($0.count) }
+            }
+            var builder = ManifestBuilder(source: Manifest.Source(kind: .file, name: name))
+            try builder.add(entry)
+            self = try builder.finish()
+        }
+    }
+
     /// What `url` holds: a directory is a bundle; a regular file is a
     /// manifest when it begins as ours do, an archive when one of the
     /// formats read recognises it, and else a flat file. An empty file is

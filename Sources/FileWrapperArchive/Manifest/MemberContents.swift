@@ -110,7 +110,7 @@ public enum MemberContents {
     /// A first pass over the headers finds those entries, which a later
     /// link may be; a second pass, from the start, reads them.
     /// `reopening` gives a handle that reads the archive again from the start.
-    private static func readArchiveMembers(
+    static func readArchiveMembers(
         _ members: [[UInt8]], named name: String, from handle: ArchiveReadHandle, options: ManifestReadOptions,
         _ body: (Int, UnsafeRawBufferPointer) throws -> Void, reopening: () throws -> ArchiveReadHandle
     ) throws {
@@ -143,24 +143,7 @@ public enum MemberContents {
         // The members each carrier's bytes go to, by the carrier's number.
         var readers: [Int: [Int]] = [:]
         for (index, member) in members.enumerated() {
-            let display = PathDisplay.text(member)
-            guard let (entry, group) = found[wanted[member]!] else {
-                throw ManifestError(file: name, entry: display, message: "the archive has no such member")
-            }
-            switch entry.kind {
-            case .regularFile, .hardLink:
-                break
-            case .directory:
-                throw ManifestError(file: name, entry: display, message: "the member is a directory")
-            case .symbolicLink:
-                throw ManifestError(file: name, entry: display,
-                                    message: "the member is a symbolic link (to \"\(PathDisplay.text(entry.symbolicLinkTarget ?? []))\"), which is not followed")
-            default:
-                throw ManifestError(file: name, entry: display, message: "the member is not a regular file")
-            }
-            guard let group else {
-                throw ManifestError(file: name, entry: display, message: "the hard link names an entry that is not an earlier file")
-            }
+            let group = try fileGroup(of: found[wanted[member]!], member: member, archive: name)
             readers[carriers[group].number, default: []].append(index)
         }
         guard !readers.isEmpty else { return }
@@ -186,6 +169,33 @@ public enum MemberContents {
             return
         }
         throw changed
+    }
+}
+
+extension MemberContents {
+    /// The link group of the file a member's last entry (`found`, with its
+    /// group) is, or an error naming it: missing, a directory, a symbolic
+    /// link (never followed), another kind, or a hard link to nothing.
+    static func fileGroup(of found: (entry: ArchiveEntry, group: Int?)?, member: [UInt8], archive name: String) throws -> Int {
+        let display = PathDisplay.text(member)
+        guard let (entry, group) = found else {
+            throw ManifestError(file: name, entry: display, message: "the archive has no such member")
+        }
+        switch entry.kind {
+        case .regularFile, .hardLink:
+            break
+        case .directory:
+            throw ManifestError(file: name, entry: display, message: "the member is a directory")
+        case .symbolicLink:
+            throw ManifestError(file: name, entry: display,
+                                message: "the member is a symbolic link (to \"\(PathDisplay.text(entry.symbolicLinkTarget ?? []))\"), which is not followed")
+        default:
+            throw ManifestError(file: name, entry: display, message: "the member is not a regular file")
+        }
+        guard let group else {
+            throw ManifestError(file: name, entry: display, message: "the hard link names an entry that is not an earlier file")
+        }
+        return group
     }
 }
 

@@ -25,6 +25,19 @@ public enum ArchiveEntries {
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }
 
+    /// Calls `visit` with each entry of the archive that the open
+    /// descriptor `fd` brings from its current offset, and its contents: a
+    /// stream (a pipe, a socket) as it comes, a zip or 7z one through an
+    /// unnamed spool, since they are read by seeking. The caller keeps and
+    /// closes `fd`; `name` stands for the archive in errors.
+    public static func forEach(
+        inArchiveFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
+        checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
+    ) throws {
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, memoryLimit: limits.maxMemory)
+        try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
+    }
+
     /// Calls `visit` with each entry of the archive `data` and its contents;
     /// `name` stands for the archive in errors.
     public static func forEach(

@@ -24,6 +24,17 @@ public enum ArchiveReader {
         return try TreeBuilder(handle: handle, limits: limits).build()
     }
 
+    /// The tree in the archive that the open descriptor `fd` brings from
+    /// its current offset: a stream (a pipe, a socket) as it comes, a zip
+    /// or 7z one through an unnamed spool. The caller keeps and closes
+    /// `fd`; `name` stands for the archive in errors.
+    public static func fileWrapper(
+        readingFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
+    ) throws -> FileWrapper {
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, memoryLimit: limits.maxMemory)
+        return try TreeBuilder(handle: handle, limits: limits).build()
+    }
+
     /// The tree in the archive `data`; `name` stands for it in errors.
     public static func fileWrapper(
         from data: Data, name: String = "archive", formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory

@@ -111,6 +111,23 @@ public enum ArchiveUnpacker {
                           progress: progress)
     }
 
+    /// Unpacks the archive that the open descriptor `fd` brings from its
+    /// current offset into `destination`, as ``unpack(archiveAt:to:options:progress:)``
+    /// unpacks a file: a stream (a pipe, a socket) as it comes, with the
+    /// same checks and limits, a zip or 7z one through an unnamed spool,
+    /// since they are read by seeking. The caller keeps and closes `fd`;
+    /// `name` stands for the archive in errors.
+    @discardableResult
+    public static func unpack(
+        archiveFrom fd: CInt, name: String, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions(),
+        progress: ManifestProgress? = nil
+    ) throws -> ArchiveUnpackSummary {
+        // The destination is checked before the stream is read, so that a refusal consumes nothing.
+        try UnpackDestination(destination, archive: name, replacesExisting: options.replacesExisting).close()
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: options.formats, memoryLimit: options.limits.maxMemory)
+        return try unpack(handle, to: destination, options: options, progress: progress)
+    }
+
     /// Unpacks what `input` reads into `destination`, through a temporary
     /// directory beside it that is removed on any error.
     private static func unpack(
