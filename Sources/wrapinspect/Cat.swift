@@ -13,7 +13,12 @@ struct Cat: ParsableCommand {
             archive is streamed to the member and never extracted; every name \
             of a hard-linked file gives its bytes, whichever entry carries them \
             (SVR4 cpio stores them with the last name). Symbolic links are never \
-            followed, and a directory, a link or a missing member is an error.
+            followed, and a directory, a link or a missing member is an error. \
+            PATH "-" is standard input: a pipe is read once, the member kept in \
+            an unnamed temporary file until the archive ends (a later entry at \
+            its path would win), so a hard link to an earlier entry of another \
+            name cannot be given from a pipe; a zip or 7z is first copied there \
+            whole, its directory lying at its end.
 
             Examples:
               wrapinspect cat Travel.journal index.json

@@ -12,7 +12,9 @@ struct Dump: ParsableCommand {
         discussion: """
             PATH may be a directory, a flat file, an archive (tar, cpio, zip, \
             7z, plain or compressed) or a manifest file from `snapshot`, told \
-            apart by their bytes. Each line shows the kind and permission bits \
+            apart by their bytes; "-" is standard input, a pipe read as a \
+            stream (a zip or 7z, whose directory lies at its end, through an \
+            unnamed temporary file). Each line shows the kind and permission bits \
             (as ls -l does; "?" where an archive records none), the size of a \
             file, and the entry's place in the tree; directories end in "/", \
             symbolic links show "-> target" and are not followed, hard links in \

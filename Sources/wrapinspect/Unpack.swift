@@ -21,7 +21,10 @@ struct Unpack: ParsableCommand {
             nodes, FIFOs, sockets, a path twice, a file and a directory at one \
             path, encrypted entries, damaged data, and anything over the limits \
             below. Setuid, setgid, sticky and group/other write bits are dropped; \
-            owners are not restored.
+            owners are not restored. ARCHIVE "-" (or /dev/stdin) is standard \
+            input, which then needs DESTINATION: a pipe is read as a stream, as \
+            it comes, but a zip or 7z, whose directory lies at its end, is first \
+            copied to an unnamed temporary file in $TMPDIR.
 
             With --keep-outside-links, a symlink whose target is absolute or \
             leads out of DESTINATION (as `localtime -> /etc/localtime` in a \
