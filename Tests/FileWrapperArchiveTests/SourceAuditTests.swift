@@ -105,7 +105,7 @@ import Testing
     static let systemCalls = [
         "openat", "fstatat", "fstat", "lstat", "lseek", "pread", "pwrite", "unlinkat", "mkdirat", "symlinkat", "linkat",
         "readlinkat", "renameat", "fchmod", "fchmodat", "fchown", "fchownat", "futimens", "utimensat", "fsync", "dup",
-        "fdopendir", "readdir", "ftruncate", "fcntl", "Glibc.open", "Glibc.read", "Glibc.write", "Glibc.close",
+        "fdopendir", "readdir", "ftruncate", "fcntl", "Glibc.pipe", "Glibc.open", "Glibc.read", "Glibc.write", "Glibc.close",
         "cfs_renameat2", "cfs_open_beneath", "cfs_copy_file_range", "cfs_syncfs", "cfs_llistxattr", "cfs_lgetxattr",
         "cfs_flistxattr", "cfs_fgetxattr", "cfs_fsetxattr", "cfs_lock_byte", "cfs_byte_is_locked", "cfs_start_writeback",
         "cfs_affinity_count",

@@ -130,11 +130,9 @@ public enum RoundTrip {
                 let url = workspace.appendingPathComponent("bundle")
                 try wrapper.write(to: url, options: [], originalContentsURL: nil)
                 copy = try Manifest(contentsOf: url)
-            case .archive(let format):
-                let url = workspace.appendingPathComponent("archive." + format.fileExtension)
-                try ArchiveWriter.write(wrapper, to: url, options: ArchiveWriteOptions(format: format))
-                copy = try Manifest(archiveAt: url, limits: limits)
                 try? FileManager.default.removeItem(at: url)
+            case .archive(let format):
+                copy = try packedManifest(of: wrapper, options: ArchiveWriteOptions(format: format), limits: limits)
             }
             var ignored: Set<ManifestDiff.Field> = []
             if !form.keepsOwners { ignored.insert(.owner) }
@@ -144,6 +142,55 @@ public enum RoundTrip {
             result.failure = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
         }
         return result
+    }
+
+    /// Packs `wrapper` as `options` say and reads the archive back as a
+    /// manifest while it is written: through a pipe, packed on a thread of
+    /// its own, so that nothing is stored; a zip or a 7z, which are read by
+    /// seeking, through an unnamed temporary file (``ArchiveSpool``).
+    /// Reading never stops the writer midway: what follows a failure to
+    /// read is drained, so no write meets a closed pipe (no `SIGPIPE`).
+    static func packedManifest(of wrapper: FileWrapper, options: ArchiveWriteOptions, limits: ArchiveReadLimits) throws -> Manifest {
+        let name = "archive." + options.format.fileExtension
+        if [.zip, .sevenZip].contains(options.format.container) {
+            let spool = try ArchiveSpool.make(for: name)
+            defer { Syscall.close(spool) }
+            try ArchiveWriter.write(wrapper, to: spool, options: options, name: name)
+            _ = try ArchiveError.io(archive: name) { try Syscall.retrying(.lseek, { name }) { lseek(spool, 0, SEEK_SET) } }
+            return try Manifest(archiveFrom: spool, name: name, limits: limits)
+        }
+        let ends = try ArchiveError.io(archive: name) { try Syscall.pipe(path: { name }) }
+        nonisolated(unsafe) let wrapper = wrapper
+        nonisolated(unsafe) var writeFailure: Error?
+        var writer = WorkerThreads()
+        do {
+            try writer.start {
+                do {
+                    try ArchiveWriter.write(wrapper, to: ends.write, options: options, name: name)
+                } catch {
+                    writeFailure = error
+                }
+                Syscall.close(ends.write)
+            }
+        } catch {
+            Syscall.close(ends.write)
+            Syscall.close(ends.read)
+            throw ArchiveError(.io, archive: name, message: "cannot start a thread: \(error)")
+        }
+        defer { Syscall.close(ends.read) }
+        let manifest: Manifest
+        do {
+            manifest = try Manifest(archiveFrom: ends.read, name: name, limits: limits)
+        } catch {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+            defer { buffer.deallocate() }
+            while (try? Syscall.read(ends.read, into: buffer, path: { name })) ?? 0 > 0 {}
+            writer.joinAll()
+            throw writeFailure ?? error
+        }
+        writer.joinAll()
+        if let writeFailure { throw writeFailure }
+        return manifest
     }
 
     /// What `form` cannot keep and `manifest` has.

@@ -225,6 +225,15 @@ package enum Syscall {
         try retrying(.renameat2, path) { cfs_renameat2(directory, name, directory, newName, flags) }
     }
 
+    /// A new pipe (`pipe(2)`, both ends marked close-on-exec with
+    /// `fcntl`; Swift does not import `pipe2`): its read end and its write end.
+    package static func pipe(path: Path) throws(FileWrapperError) -> (read: CInt, write: CInt) {
+        var ends: [CInt] = [-1, -1]
+        _ = try retrying(.pipe, path) { ends.withUnsafeMutableBufferPointer { Glibc.pipe($0.baseAddress!) } }
+        for end in ends { _ = try retrying(.fcntl, path) { fcntl(end, F_SETFD, FD_CLOEXEC) } }
+        return (ends[0], ends[1])
+    }
+
     /// Fills `buffer` with `read(2)`, continuing after short reads; returns
     /// the bytes read, fewer than the buffer holds only at the end of the file.
     package static func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, path: Path) throws(FileWrapperError) -> Int {

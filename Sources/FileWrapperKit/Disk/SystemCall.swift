@@ -9,7 +9,7 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case fdopendir, readdir
     case read, pread
     case listxattr, getxattr
-    case dup, close, fcntl
+    case dup, close, fcntl, pipe
     case schedGetaffinity = "sched_getaffinity"
     case mkdirat, symlinkat, linkat, unlinkat
     case renameat, renameat2
@@ -24,7 +24,7 @@ package enum SystemCall: String, Sendable, CaseIterable {
     package var changesFiles: Bool {
         switch self {
         case .open, .openat, .openat2, .fstat, .fstatat, .lstat, .readlinkat, .lseek, .fdopendir, .readdir, .read, .pread,
-             .listxattr, .getxattr, .dup, .close, .fcntl, .schedGetaffinity:
+             .listxattr, .getxattr, .dup, .close, .fcntl, .pipe, .schedGetaffinity:
             false
         case .openatCreate, .mkdirat, .symlinkat, .linkat, .unlinkat, .renameat, .renameat2, .write, .copyFileRange,
              .fchmod, .fchmodat, .fchown, .fchownat, .futimens, .utimensat, .fsetxattr, .fsync, .syncfs,
