@@ -98,8 +98,10 @@ extension Manifest {
             guard Syscall.invoke(.fstat, { fstat(fd, &info) }) == 0 else {
                 throw ManifestError(file: name, message: "cannot read: \(String(cString: strerror(errno)))")
             }
-            var entry = ManifestEntry(path: [], kind: .file, size: 0, permissions: UInt16(info.st_mode & 0o7777),
-                                      modified: FileTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec)), owner: FileOwner(userID: info.st_uid, groupID: info.st_gid))
+            var entry = ManifestEntry(
+                path: [], kind: .file, size: 0, permissions: UInt16(info.st_mode & 0o7777),
+                modified: FileTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec)),
+                owner: FileOwner(userID: info.st_uid, groupID: info.st_gid))
             if options.hashingContents {
                 (entry.contentDigest, entry.size) = try SHA256Hasher.digest(progress: options.progress, of: source.forEachBlockFromStart)
             } else {
