@@ -12,6 +12,11 @@ struct ArchiveEntryHeader {
     var modified: FileTimestamp
     var owner: FileOwner?
     var linkTarget: [UInt8]?
+    /// Reads `length` bytes of a regular file's contents at each of
+    /// `offsets`, ahead of its ``ArchiveEntryWriter/writeData(_:entry:)``
+    /// calls, so that the zip writer can judge the whole file from samples
+    /// before its header; nil when the contents can only be read in order.
+    var samples: ((_ offsets: [Int], _ length: Int) throws -> [[UInt8]]?)? = nil
 }
 
 /// What turns entries into an archive's bytes, passed to a sink in order:

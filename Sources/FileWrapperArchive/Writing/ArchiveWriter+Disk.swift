@@ -56,7 +56,8 @@ extension ArchiveWriter {
                     path: entry.path, kind: entry.kind.archiveKind,
                     permissions: entry.kind == .symbolicLink ? 0o777 : entry.permissions, size: entry.size,
                     modified: clock.time(for: entry.modified),
-                    owner: options.reproducible ? nil : entry.owner, linkTarget: entry.linkTarget)
+                    owner: options.reproducible ? nil : entry.owner, linkTarget: entry.linkTarget,
+                    samples: entry.contents.map { contents in { try contents.samples(at: $0, length: $1) } })
                 try writer.writeHeader(header, stored: entry.path == options.firstStoredEntry)
                 try entry.contents?.forEachBlock { block in
                     try writer.writeData(block, entry: entry.path)

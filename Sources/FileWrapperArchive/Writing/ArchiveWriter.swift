@@ -144,6 +144,7 @@ public enum ArchiveWriter {
             try writer.writeHeader(header, stored: false)
         } else {
             header.size = wrapper.regularFileSize ?? 0
+            header.samples = { try wrapper.contentsSamples(at: $0, length: $1) }
             try writer.writeHeader(header, stored: stored)
             try wrapper.forEachContentsBlock { try writer.writeData($0, entry: path) }
         }

@@ -59,6 +59,19 @@ package final class DiskFileContents: @unchecked Sendable {
     /// held, or a block for an open file.
     fileprivate var footprint: Int { buffer == nil ? DiskTreeStream.blockSize : size }
 
+    /// `length` bytes at each of `offsets` (fewer where the file ends),
+    /// read ahead of ``forEachBlock(_:)`` with `pread`, for a writer that
+    /// judges the whole file from samples before it streams it.
+    package func samples(at offsets: [Int], length: Int) throws -> [[UInt8]] {
+        try offsets.map { offset in
+            let count = max(0, min(length, size - offset))
+            if let buffer { return Array(buffer[offset..<offset + count]) }
+            return try [UInt8](unsafeUninitializedCapacity: count) { bytes, filled in
+                filled = try Syscall.read(fd, at: offset, into: UnsafeMutableRawBufferPointer(bytes), path: { self.path })
+            }
+        }
+    }
+
     /// Passes the contents to `body` in blocks of at most 256 KiB; throws if
     /// the file changed (size, modification time or mode, `fstat` once it
     /// is read) from what the walk found, as GNU tar says "file changed as

@@ -246,6 +246,19 @@ package enum Syscall {
         return filled
     }
 
+    /// Fills `buffer` from `offset` with `pread(2)`, leaving the descriptor's
+    /// own offset alone; returns the bytes read, fewer than the buffer holds
+    /// only at the end of the file.
+    package static func read(_ fd: CInt, at offset: Int, into buffer: UnsafeMutableRawBufferPointer, path: Path) throws(FileWrapperError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = try retrying(.pread, path) { pread(fd, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset + filled)) }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
     /// Writes all of `bytes` with `write(2)`, continuing after short writes.
     package static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: CInt, path: Path) throws(FileWrapperError) {
         var offset = 0

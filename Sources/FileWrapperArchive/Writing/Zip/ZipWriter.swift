@@ -14,10 +14,11 @@ import Foundation
 /// - A larger file is cut into chunks of ``chunkSize``, a job each: every
 ///   chunk is deflated primed with the 32 KiB before it, so that the chunks
 ///   make one deflate stream, and the CRCs are combined in order. Whether it
-///   is deflated at all is judged from a sample before its header is
-///   written (see ``storesBetter(_:)``); a stored one's chunks are only
-///   checksummed. Its CRC and compressed size follow its data in a
-///   descriptor.
+///   is deflated at all is judged before its header is written, from
+///   samples spread across the whole file where its source can be read
+///   ahead, else from its first bytes (see ``storesBetter(_:)``); a stored
+///   one's chunks are only checksummed. Its CRC and compressed size follow
+///   its data in a descriptor.
 ///
 /// Jobs finish in any order and are written in the order the entries came,
 /// at most ``maxJobs`` at a time. What a job produces depends only on its
@@ -31,8 +32,12 @@ final class ZipWriter: ArchiveEntryWriter {
     static let window = 32 << 10
     /// The most entries a batch holds (directories hold no bytes).
     static let batchEntries = 256
-    /// How much of a large file ``storesBetter(_:)`` samples.
-    static let sampleSize = 64 << 10
+    /// How much of a large file ``storesBetter(_:)`` samples: `sampleCount`
+    /// pieces of `sampleLength` spread evenly from its start to its end, or
+    /// its first `sampleCount * sampleLength` bytes when its source can
+    /// only be read in order.
+    static let sampleCount = 16
+    static let sampleLength = 4 << 10
     /// The most deflate workers, whatever the number of cores: each costs
     /// a zlib stream (270 KiB) and two jobs (290 KiB each), so memory stays
     /// under 8 MiB on a large machine, which deflates 160 MB/s of text then.
@@ -81,6 +86,9 @@ final class ZipWriter: ArchiveEntryWriter {
         var cursor: Int
         /// For a large file: the chunks submitted so far.
         var chunks = 0
+        /// Whether the method was judged from samples across the file, not
+        /// to be judged again from its first chunk.
+        var judged = false
     }
 
     /// The last ``window`` bytes of a large file's previous chunk.
@@ -146,7 +154,12 @@ final class ZipWriter: ArchiveEntryWriter {
             try submitFilling()
             entry.hasDescriptor = true
             entry.method = level == nil || stored ? .store : .deflate
-            receiving = Receiving(entry: entry, remaining: header.size, cursor: 0)
+            var file = Receiving(entry: entry, remaining: header.size, cursor: 0)
+            if entry.method == .deflate, let samples = try? header.samples?(Self.sampleOffsets(size: header.size), Self.sampleLength) {
+                if try storesBetter(samples) { entry.method = .store }
+                file.judged = true
+            }
+            receiving = file
         }
     }
 
@@ -236,13 +249,15 @@ final class ZipWriter: ArchiveEntryWriter {
     }
 
     /// Hands a full chunk (or the file's last) to the workers; the first
-    /// decides, from a sample, whether the file is stored.
+    /// decides, from its first bytes, whether a file not judged from
+    /// samples across it is stored.
     private func finishChunk(of file: inout Receiving) throws {
         let index = inFlight.count - 1
         let job = inFlight[index].job
         let start = chunkStart(of: file)
         let data = UnsafeRawBufferPointer(rebasing: job.input[start..<file.cursor])
-        if file.chunks == 0, file.entry.method == .deflate, try storesBetter(UnsafeRawBufferPointer(rebasing: data.prefix(Self.sampleSize))) {
+        if file.chunks == 0, !file.judged, file.entry.method == .deflate,
+           try storesBetter([[UInt8](data.prefix(Self.sampleCount * Self.sampleLength))]) {
             file.entry.method = .store
         }
         let last = file.remaining == 0
@@ -259,21 +274,41 @@ final class ZipWriter: ArchiveEntryWriter {
         try submitFilling()
     }
 
-    /// Whether a file too large for one chunk is better stored: when deflate
-    /// at level 1 saves less than 2 % of its first 64 KiB. Random and
-    /// already compressed data (images, archives) is stored at the cost of
-    /// one fast pass over 64 KiB, instead of deflated to no gain at deflate's
-    /// slowest; text and other redundant data save far more than that.
-    private func storesBetter(_ sample: UnsafeRawBufferPointer) throws -> Bool {
+    /// Where the samples of a file of `size` bytes (more than one chunk)
+    /// start: the first at its start, the last at its end, the others
+    /// evenly between.
+    static func sampleOffsets(size: Int) -> [Int] {
+        let last = size - sampleLength
+        return (0..<sampleCount).map { last * $0 / (sampleCount - 1) }
+    }
+
+    /// Whether a file too large for one chunk is better stored: when
+    /// deflate at level 1 saves less than 2 % of `samples` (each deflated
+    /// on its own). Random and already compressed data (images, archives)
+    /// is stored at the cost of one fast pass over 64 KiB, instead of
+    /// deflated to no gain at deflate's slowest; text and other redundant
+    /// data save far more than that. Samples from across the file catch a
+    /// file that starts with random bytes and goes on with text (a media
+    /// header then metadata, a container of mixed parts): it is deflated,
+    /// as Info-ZIP deflates it.
+    private func storesBetter(_ samples: [[UInt8]]) throws -> Bool {
         if sampler == nil {
             guard let made = RawDeflater(level: 1) else {
                 throw ArchiveError(.libarchive, archive: archive, message: "zlib could not allocate a compressor")
             }
             sampler = made
         }
-        let room = UnsafeMutableRawBufferPointer.allocate(byteCount: sample.count - sample.count / 50, alignment: 16)
+        let sampled = samples.reduce(0) { $0 + $1.count }
+        guard sampled > 0 else { return false }
+        let room = UnsafeMutableRawBufferPointer.allocate(byteCount: samples.map(\.count).max()!, alignment: 16)
         defer { room.deallocate() }
-        return sampler!.compress(sample, dictionary: UnsafeRawBufferPointer(start: nil, count: 0), into: room, ending: .finish) == nil
+        var deflated = 0
+        for sample in samples {
+            deflated += sample.withUnsafeBytes { bytes in
+                sampler!.compress(bytes, dictionary: UnsafeRawBufferPointer(start: nil, count: 0), into: room, ending: .finish)
+            } ?? sample.count
+        }
+        return deflated > sampled - sampled / 50
     }
 
     /// Puts a job at the end of the line, to be filled: a spare one, a new
