@@ -129,31 +129,6 @@ extension FileWrapper {
         kind == .regularFile ? contents.size : nil
     }
 
-    /// `length` bytes of a regular file's contents at each of `offsets`
-    /// (fewer where it ends), from memory or read from disk with `pread`,
-    /// for a writer that judges the whole file from samples before
-    /// ``forEachContentsBlock(blockSize:_:)`` streams it; nil when the
-    /// contents are neither in memory nor on disk.
-    package func contentsSamples(at offsets: [Int], length: Int) throws -> [[UInt8]]? {
-        precondition(kind == .regularFile, "contentsSamples called on a wrapper that is not a regular file")
-        let current = contents
-        if let data = current.data {
-            return offsets.map { offset in
-                let start = data.startIndex + min(offset, data.count)
-                return [UInt8](data[start..<min(start + length, data.endIndex)])
-            }
-        }
-        guard current.size != nil else { return nil }
-        let (fd, file) = try current.openSource()
-        defer { Syscall.close(fd) }
-        let size = Int(file.identity.size)
-        return try offsets.map { offset in
-            try [UInt8](unsafeUninitializedCapacity: max(0, min(length, size - offset))) { bytes, filled in
-                filled = try Syscall.read(fd, at: offset, into: UnsafeMutableRawBufferPointer(bytes), path: { file.path })
-            }
-        }
-    }
-
     /// Hands a regular file's contents to `body` in blocks of at most
     /// `blockSize` bytes, without keeping them: contents in memory are
     /// sliced, contents on disk or in a source are read block by block, so that archiving
