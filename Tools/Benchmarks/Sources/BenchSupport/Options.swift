@@ -62,9 +62,11 @@ package struct CommonOptions {
           --generator PATH    the workload generator, gen.py
                               (default: ../shared/bench/gen.py from the repository root)
           --workloads LIST    comma-separated: w1 (20,000 small files), w2 (1 GiB in
-                              8 files), w3 (a 300-file document); default w1,w2,w3
+                              8 files), w3 (a 300-file document), w4 (the tree of a
+                              1 GiB zip document of 2,000 members: archive-bench's
+                              zip-document rows only); default w1,w2,w3,w4
           --repeat N          timed runs of w1 and w3 (default 5)
-          --repeat-large N    timed runs of w2 (default 3)
+          --repeat-large N    timed runs of w2 and w4 (default 3)
           --small             a quick check that everything works: one timed run of each
           --markdown          print the results as Markdown
           --json              print the results as JSON
@@ -101,7 +103,7 @@ package struct CommonOptions {
 
     /// Timed runs of `workload`.
     package func repetitions(of workload: WorkloadName) -> Int {
-        workload == .w2 ? largeRepetitions : repetitions
+        workload == .w2 || workload == .w4 ? largeRepetitions : repetitions
     }
 }
 

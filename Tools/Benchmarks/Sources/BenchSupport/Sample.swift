@@ -7,6 +7,10 @@ package struct Sample {
     package var peakKiB: Double
     package var syncSeconds = 0.0
 
+    package init(seconds: Double, userSeconds: Double, systemSeconds: Double, peakKiB: Double, syncSeconds: Double = 0) {
+        (self.seconds, self.userSeconds, self.systemSeconds, self.peakKiB, self.syncSeconds) = (seconds, userSeconds, systemSeconds, peakKiB, syncSeconds)
+    }
+
     /// The median of each figure on its own.
     package static func median(of samples: [Sample]) -> Sample {
         func middle(_ figure: KeyPath<Sample, Double>) -> Double {

@@ -3,6 +3,9 @@ import Foundation
 /// A workload of gen.py.
 package enum WorkloadName: String, CaseIterable, Codable {
     case w1, w2, w3
+    /// The tree of a 1 GiB zip-container document, measured as a zip
+    /// (archive-bench's zip-document rows) and nowhere else.
+    case w4
 
     /// Whether its copies (20,700 entries each for w1) are too many files to
     /// remove during a run: on ext4 without a journal, the kernel's

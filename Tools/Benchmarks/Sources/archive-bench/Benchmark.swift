@@ -46,16 +46,24 @@ struct Benchmark {
         report.fact("repository", Self.repositoryState)
         report.fact("ours", "`\(options.wrapinspect)`")
         report.fact("peers", try Self.peers())
-        let needsWorkloads = options.suites.contains { $0 != .shapes }
-        let workloads = needsWorkloads ? try options.common.workloads.map { try work.workload($0, generator: options.common.generator) } : []
+        // The workloads some suite selected measures: w4 for the zip document, the others for the rest.
+        let measuresTrees = options.suites.contains { $0 != .shapes && $0 != .zipDocument }
+        let workloads = try options.common.workloads
+            .filter { $0 == .w4 ? options.suites.contains(.zipDocument) : measuresTrees }
+            .map { try work.workload($0, generator: options.common.generator) }
         for workload in workloads { report.fact("workload", workload.summary) }
         let bundle = try runBundleBench()
-        let suites = options.suites.filter { $0 != .bundle && $0 != .shapes && $0 != .diff }
-        if !suites.isEmpty {
-            try measureArchivesAndSnapshots(workloads, suites, into: &report)
+        // w4 is measured as a zip document only.
+        let trees = workloads.filter { $0.name != .w4 }
+        let suites = options.suites.filter { $0 != .bundle && $0 != .shapes && $0 != .diff && $0 != .zipDocument }
+        if !suites.isEmpty, !trees.isEmpty {
+            try measureArchivesAndSnapshots(trees, suites, into: &report)
         }
         if options.suites.contains(.diff) {
-            try DiffBenchmark(options: options, work: work).measure(workloads.filter { $0.name != .w3 }, into: &report)
+            try DiffBenchmark(options: options, work: work).measure(trees.filter { $0.name != .w3 }, into: &report)
+        }
+        if options.suites.contains(.zipDocument), let w4 = workloads.first(where: { $0.name == .w4 }) {
+            try ZipDocumentBenchmark(options: options, work: work).measure(w4, into: &report)
         }
         if options.suites.contains(.shapes) {
             try ShapeBenchmark(options: options, work: work).measure(into: &report)
@@ -123,7 +131,7 @@ struct Benchmark {
     /// a child in the same work directory; nil when it has nothing to do.
     private func runBundleBench() throws -> Report? {
         let common = options.common
-        let workloads = common.workloads.filter { $0 != .w3 }
+        let workloads = common.workloads.filter { $0 == .w1 || $0 == .w2 }
         guard options.suites.contains(.bundle), !workloads.isEmpty else { return nil }
         log("running bundle-bench ...")
         let output = try Shell.run(Shell.sibling("bundle-bench"), [

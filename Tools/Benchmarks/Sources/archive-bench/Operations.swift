@@ -11,8 +11,9 @@ enum Suite: String, CaseIterable {
     case bundle
     case shapes
     case diff
+    case zipDocument = "zip-document"
 
-    var isArchive: Bool { self != .snapshot && self != .bundle && self != .shapes && self != .diff }
+    var isArchive: Bool { self != .snapshot && self != .bundle && self != .shapes && self != .diff && self != .zipDocument }
 
     /// What `bsdtar -cf ARCHIVE` is given to write this format.
     var bsdtarFlags: [String] {
@@ -31,7 +32,7 @@ enum Suite: String, CaseIterable {
         case .tar: [.ours, .gnuTar, .bsdtar]
         case .tarGzip, .tarZstd: [.ours, .bsdtar]
         case .zip: [.ours, .bsdtar, .infoZip, .zipFoundation]
-        case .snapshot, .bundle, .shapes, .diff: []
+        case .snapshot, .bundle, .shapes, .diff, .zipDocument: []
         }
     }
 
@@ -42,7 +43,7 @@ enum Suite: String, CaseIterable {
         case .tar: [.gnuTar, .bsdtar]
         case .tarGzip, .tarZstd: [.bsdtar]
         case .zip: [.bsdtar, .infoZip]
-        case .snapshot, .bundle, .shapes, .diff: []
+        case .snapshot, .bundle, .shapes, .diff, .zipDocument: []
         }
     }
 }

@@ -22,18 +22,25 @@ struct Options {
                               Tools/make-deep-archives.py, ours against bsdtar, as many
                               rounds as w2; no workload), diff (`diff -p` of w1 and w2
                               against an edited copy, beside `git diff --no-index
-                              --stat` and `diff -r`); default all
+                              --stat` and `diff -r`), zip-document (w4 zipped: opened
+                              as a FileWrapper, one member read, one member changed
+                              and saved, beside ZIPFoundation, `unzip -p` and `cp`);
+                              default all
           --wrapinspect PATH  ours (default: .build/release/wrapinspect in the repository,
                               which Tools/run-benchmark.sh builds)
           --zipfoundation-zip PATH
                               the ZIPFoundation peer (default: its release build in
-                              Tools/ZIPFoundationPeer, which Tools/run-benchmark.sh builds)
+                              Tools/ZIPFoundationPeer, which Tools/run-benchmark.sh builds);
+                              zipfoundation-open and zipfoundation-replace beside it
         """
 
     var common = CommonOptions()
     var suites = Suite.allCases
     var wrapinspect = repositoryRoot.appendingPathComponent(".build/release/wrapinspect").path
     var zipFoundationZip = repositoryRoot.appendingPathComponent("Tools/ZIPFoundationPeer/.build/release/zipfoundation-zip").path
+    /// The ZIPFoundation peers of the zip-document rows, built beside `zipFoundationZip`.
+    var zipFoundationOpen: String { URL(fileURLWithPath: zipFoundationZip).deletingLastPathComponent().appendingPathComponent("zipfoundation-open").path }
+    var zipFoundationReplace: String { URL(fileURLWithPath: zipFoundationZip).deletingLastPathComponent().appendingPathComponent("zipfoundation-replace").path }
 
     init(parsing commandLine: [String]) throws {
         var arguments = Arguments(commandLine, usage: Self.usage)
@@ -50,6 +57,7 @@ struct Options {
         if common.small && !common.namesWorkloads { common.workloads = [.w1, .w3] }
         var programs = [wrapinspect]
         if suites.contains(.zip) { programs.append(zipFoundationZip) }
+        if suites.contains(.zipDocument) { programs += [zipFoundationOpen, zipFoundationReplace] }
         for program in programs where !FileManager.default.isExecutableFile(atPath: program) {
             throw BenchError("no program at \(program): build it as Tools/run-benchmark.sh does, or name another")
         }
