@@ -6,6 +6,8 @@ import Foundation
 // each a process of its own:
 //
 //   open ARCHIVE                          today's reader, ArchiveReader.fileWrapper
+//                                         (limits .unpacking: w4 holds more than
+//                                         .inMemory's 1 GiB)
 //   save ARCHIVE MEMBER FILE OUTPUT       today's full save: read the tree, replace
 //                                         MEMBER with FILE, ArchiveWriter.write
 //   open-lazy ARCHIVE                     ZipContainer.fileWrapper (issue 25)
@@ -71,14 +73,16 @@ func replace(_ path: String, of root: FileWrapper, with file: String) throws {
 }
 
 let documentOptions = ArchiveWriteOptions(format: .zip, firstStoredEntry: "mimetype")
+/// Today's reader refuses w4 with its default limits (1 GiB of contents in memory).
+let todaysLimits = ArchiveReadLimits.unpacking
 
 func run(_ arguments: [String]) throws {
     let url = { (index: Int) in URL(fileURLWithPath: arguments[index]) }
     switch (arguments.first, arguments.count) {
     case ("open", 2):
-        try measureOpening { try ArchiveReader.fileWrapper(contentsOf: url(1)) }
+        try measureOpening { try ArchiveReader.fileWrapper(contentsOf: url(1), limits: todaysLimits) }
     case ("save", 5):
-        let root = try ArchiveReader.fileWrapper(contentsOf: url(1))
+        let root = try ArchiveReader.fileWrapper(contentsOf: url(1), limits: todaysLimits)
         try replace(arguments[2], of: root, with: arguments[3])
         try ArchiveWriter.write(root, to: url(4), options: documentOptions)
     default:
