@@ -83,7 +83,7 @@ struct ZipDocumentBenchmark {
         try check(saved: saving.compactMap(\.output), edited: edited, original: archive)
 
         var table = Table("zip document w4 (issue 25), medians of \(repetitions) timed runs", columns: [
-            "operation", "tool", "s", "÷ peer", "peer", "peak RSS MiB",
+            "operation", "tool", "s", "÷ peer", "peer", "peak RSS MiB", "sync after s", "s + sync ÷ peer's",
         ], leading: 2)
         func add(_ operation: String, _ commands: [Command], _ samples: [[Sample]], peer: Int) {
             let medians = samples.map(Sample.median(of:))
@@ -91,7 +91,8 @@ struct ZipDocumentBenchmark {
                 table.rows.append([
                     operation, command.tool, Formatting.seconds(medians[index].seconds),
                     Formatting.ratio(medians[index].seconds, medians[peer].seconds), commands[peer].tool,
-                    Formatting.mebibytes(medians[index].peakKiB * 1024),
+                    Formatting.mebibytes(medians[index].peakKiB * 1024), Formatting.seconds(medians[index].syncSeconds),
+                    Formatting.ratio(medians[index].seconds + medians[index].syncSeconds, medians[peer].seconds + medians[peer].syncSeconds),
                 ])
             }
         }
@@ -112,7 +113,7 @@ struct ZipDocumentBenchmark {
         try Shell.remove(scratch)
     }
 
-    static let note = "zip document (issue 25): w4 packed once, untimed, by `wrapinspect pack --first-stored mimetype w4 w4.zip`. Rounds interleave the tools, one untimed round first, which also checks the outputs (each read gives the member's bytes, each saved zip passes `unzip -tq` and holds the edited member). Open and list: each process times its own opening and walk of every entry's name and attributes (not its contents) and reports its peak RSS (`VmHWM`): `zip-document-child open` (`ArchiveReader.fileWrapper(contentsOf:limits: .unpacking)`, which reads every member; its default limit, 1 GiB of contents in memory, refuses w4), `zipfoundation-open` (`Archive(url:accessMode: .read)`, every entry's path, size and kind) and `zip-document-child open-lazy` (`ZipContainer.fileWrapper(contentsOf:)`). Read: whole processes under `rusage-exec`, output to /dev/null: `unzip -p w4.zip MEMBER` (the smallest media file, 4 MiB, stored), `wrapinspect cat w4.zip MEMBER`, and `zip-document-child read-lazy` (opens lazily and reads that member). Save after a 1 KiB change (1,024 bytes in the middle of content/part-0900.xml overwritten): whole processes with the `sync` after each: `cp w4.zip COPY`, `zip-document-child save` (today: read the tree, replace the member's wrapper, `ArchiveWriter.write` to a new path), `zipfoundation-replace` on a fresh copy (copied and synced untimed; `Archive(url:accessMode: .update)`, `remove`, `addEntry(with:fileURL:compressionMethod: .deflate)`), and `zip-document-child save-incremental` (open lazily, replace the wrapper, `ZipContainer.write` to a new path). Targets: open ≤ 50 ms and ≤ 40 MiB peak; read ≤ 1.0 × `unzip -p`; save ≤ 1.3 × `cp` and faster than ZIPFoundation, peak ≤ 40 MiB; judged on the last of ours in each row (the lazy and incremental ones when built, else today's)."
+    static let note = "zip document (issue 25): w4 packed once, untimed, by `wrapinspect pack --first-stored mimetype w4 w4.zip`. Rounds interleave the tools, one untimed round first, which also checks the outputs (each read gives the member's bytes, each saved zip passes `unzip -tq` and holds the edited member). Open and list: each process times its own opening and walk of every entry's name and attributes (not its contents) and reports its peak RSS (`VmHWM`): `zip-document-child open` (`ArchiveReader.fileWrapper(contentsOf:limits: .unpacking)`, which reads every member; its default limit, 1 GiB of contents in memory, refuses w4), `zipfoundation-open` (`Archive(url:accessMode: .read)`, every entry's path, size and kind) and `zip-document-child open-lazy` (`ZipContainer.fileWrapper(contentsOf:)`). Read: whole processes under `rusage-exec`, output to /dev/null: `unzip -p w4.zip MEMBER` (the smallest media file, 4 MiB, stored), `wrapinspect cat w4.zip MEMBER`, and `zip-document-child read-lazy` (opens lazily and reads that member). Save after a 1 KiB change (1,024 bytes in the middle of content/part-0900.xml overwritten): whole processes with the `sync` after each, timed apart (\"sync after\"; ours calls `fsync` before renaming the zip into place, so its own time holds its writeback, which `cp` and ZIPFoundation leave to the `sync`): `cp w4.zip COPY`, `zip-document-child save` (today: read the tree, replace the member's wrapper, `ArchiveWriter.write` to a new path), `zipfoundation-replace` on a fresh copy (copied and synced untimed; `Archive(url:accessMode: .update)`, `remove`, `addEntry(with:fileURL:compressionMethod: .deflate)`), and `zip-document-child save-incremental` (open lazily, replace the wrapper, `ZipContainer.write` to a new path). Targets: open ≤ 50 ms and ≤ 40 MiB peak; read ≤ 1.0 × `unzip -p`; save ≤ 1.3 × `cp` and faster than ZIPFoundation, peak ≤ 40 MiB; judged on the last of ours in each row (the lazy and incremental ones when built, else today's)."
 
     /// Runs `commands` in one untimed round then `repetitions` timed ones,
     /// odd rounds in reverse order; returns each command's samples.
