@@ -163,6 +163,32 @@ import TestSupport
         #expect(Self.paths(below: directory.appending("copy")) == Self.paths(below: source))
     }
 
+    /// From a pipe too: a zip read from a stream goes through a spool, so
+    /// its names are checked against the central directory and read as stored.
+    @Test func zipNamesFromAPipeAreReadAsStored() throws {
+        let directory = try TemporaryDirectory()
+        _ = try Self.makeSource(in: directory)
+        try Interop.run("bsdtar", ["--format", "zip", "-cf", "archive.zip", "-C", "source", "."], in: directory.url)
+        let data = try Data(contentsOf: directory.appending("archive.zip"))
+        var ends: [CInt] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let writer = ends[1]
+        Thread {
+            data.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count, case let count = write(writer, bytes.baseAddress! + offset, bytes.count - offset), count > 0 {
+                    offset += count
+                }
+            }
+            close(writer)
+        }.start()
+        defer { close(ends[0]) }
+        let manifest = try Manifest(archiveFrom: ends[0], name: "pipe")
+        #expect(manifest.entry(at: Self.nfd)?.size == 1)
+        #expect(manifest.entry(at: Self.nfc)?.size == 2)
+        #expect(manifest.entry(at: Array("link".utf8))?.linkTarget == Self.nfd)
+    }
+
     /// A zip symlink's name and target, which libarchive also gives in
     /// NFC, are read as stored: Info-ZIP stores the target, bsdtar
     /// deflates it, Python's zipfile deflates a name flagged UTF-8.
