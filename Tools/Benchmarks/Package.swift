@@ -1,13 +1,5 @@
 // swift-tools-version:6.1
-import Foundation
 import PackageDescription
-
-/// Whether the library has ZipContainer, the lazy zip FileWrapper and the
-/// incremental save of issue 25: zip-document-child's lazy commands, and
-/// archive-bench's rows for them, are compiled in then (ZIP_CONTAINER).
-let hasZipContainer = FileManager.default.fileExists(
-    atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Sources/FileWrapperArchive/Container/ZipContainer.swift").standardizedFileURL.path)
 
 // Benchmarks of FileWrapperKit against peers, in a package of their own so
 // that users of the library never build them. Run them through
@@ -32,8 +24,7 @@ let package = Package(
         // operation a child process; it runs bundle-bench and merges its report.
         .executableTarget(
             name: "archive-bench",
-            dependencies: ["BenchSupport", "rusage-exec", "bundle-bench", "zip-document-child"],
-            swiftSettings: hasZipContainer ? [.define("ZIP_CONTAINER")] : []
+            dependencies: ["BenchSupport", "rusage-exec", "bundle-bench", "zip-document-child"]
         ),
         // Our side of archive-bench's zip-document rows (w4): opening a zip
         // as a FileWrapper and saving one changed member, each a process.
@@ -42,8 +33,7 @@ let package = Package(
             dependencies: [
                 .product(name: "FileWrapperKit", package: "FileWrapperKit"),
                 .product(name: "FileWrapperArchive", package: "FileWrapperKit"),
-            ],
-            swiftSettings: hasZipContainer ? [.define("ZIP_CONTAINER")] : []
+            ]
         ),
         // Runs one command and reports its time and its own peak memory
         // (see main.c for why this is C); archive-bench measures every

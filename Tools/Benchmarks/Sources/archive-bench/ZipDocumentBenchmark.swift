@@ -6,9 +6,8 @@ import Foundation
 /// one 4 MiB media member read, and the document saved after a 1 KiB
 /// change to one member, each beside its peers in the same rounds:
 /// ZIPFoundation 0.9.20 opening it and replacing the member, `unzip -p`
-/// reading it, `cp` copying the zip. Ours is today's reader and full save
-/// and, when the library has ZipContainer (ZIP_CONTAINER, see
-/// Package.swift), the lazy tree and the incremental save.
+/// reading it, `cp` copying the zip. Ours is today's reader and full save,
+/// and the lazy tree and the incremental save (ZipContainer).
 struct ZipDocumentBenchmark {
     let options: Options
     let work: Work
@@ -16,12 +15,6 @@ struct ZipDocumentBenchmark {
 
     /// The member gen.py's docstring names for editing.
     static let editedMember = "content/part-0900.xml"
-
-    #if ZIP_CONTAINER
-    static let measuresZipContainer = true
-    #else
-    static let measuresZipContainer = false
-    #endif
 
     /// One command of a row, and the tool it stands for.
     private struct Command {
@@ -43,16 +36,17 @@ struct ZipDocumentBenchmark {
         let edited = scratch + "/edited-" + URL(fileURLWithPath: Self.editedMember).lastPathComponent
         try Self.writeEditedCopy(of: workload.path + "/" + Self.editedMember, to: edited)
         let child = Shell.sibling("zip-document-child")
-        let lazy = Self.measuresZipContainer
 
         let opening = [
             Command(tool: "ours today: ArchiveReader.fileWrapper", arguments: [child, "open", archive]),
             Command(tool: "ZIPFoundation: Archive(url:accessMode: .read)", arguments: [options.zipFoundationOpen, archive]),
-        ] + (lazy ? [Command(tool: "ours: ZipContainer.fileWrapper", arguments: [child, "open-lazy", archive])] : [])
+            Command(tool: "ours: ZipContainer.fileWrapper", arguments: [child, "open-lazy", archive]),
+        ]
         let reading = [
             Command(tool: "unzip -p", arguments: ["unzip", "-p", archive, member]),
             Command(tool: "ours today: wrapinspect cat", arguments: [options.wrapinspect, "cat", archive, member]),
-        ] + (lazy ? [Command(tool: "ours: ZipContainer, readRegularFileContents", arguments: [child, "read-lazy", archive, member])] : [])
+            Command(tool: "ours: ZipContainer, readRegularFileContents", arguments: [child, "read-lazy", archive, member]),
+        ]
         let output = { (name: String) in scratch + "/saved-" + name + ".zip" }
         let zipFoundationCopy = output("zipfoundation")
         let saving = [
@@ -66,12 +60,11 @@ struct ZipDocumentBenchmark {
                 try Shell.run("/bin/cp", [archive, zipFoundationCopy])
                 try Shell.sync()
             },
-        ] + (lazy ? [
             Command(tool: "ours: ZipContainer.write", arguments: [child, "save-incremental", archive, Self.editedMember, edited, output("incremental")],
                     output: output("incremental")) {
                 try Self.removeFile(output("incremental"))
             },
-        ] : [])
+        ]
 
         let repetitions = options.common.repetitions(of: workload.name)
         log("w4 zip document: 1 + \(repetitions) rounds of \(opening.count + reading.count + saving.count) operations ...")
@@ -100,20 +93,19 @@ struct ZipDocumentBenchmark {
         add("read \(member) (\(Formatting.mebibytes(Double(try Self.size(of: workload.path + "/" + member)))) MiB)", reading, reads, peer: 0)
         add("save after a 1 KiB change to \(Self.editedMember)", saving, saves, peer: 0)
         report.tables.append(table)
-        // Ours in each row: the lazy or incremental command when built, else today's.
-        let (open, read, save) = lazy ? (opening.count - 1, reading.count - 1, saving.count - 1) : (0, 1, 1)
+        // Ours in each row: the lazy or incremental command, the last.
+        let (open, read, save) = (opening.count - 1, reading.count - 1, saving.count - 1)
         report.targets += Self.targets(
             open: Sample.median(of: opens[open]), openTool: opening[open].tool,
             read: Sample.median(of: reads[read]), unzip: Sample.median(of: reads[0]), readTool: reading[read].tool,
             save: Sample.median(of: saves[save]), copy: Sample.median(of: saves[0]), zipFoundation: Sample.median(of: saves[2]),
             saveTool: saving[save].tool)
-        report.fact("zip document", "w4 packed by ours with `wrapinspect pack --first-stored mimetype`: \(Formatting.mebibytes(Double(archiveSize))) MiB"
-            + (lazy ? "" : "; the library has no ZipContainer yet, so ours is today's reader and full save only"))
+        report.fact("zip document", "w4 packed by ours with `wrapinspect pack --first-stored mimetype`: \(Formatting.mebibytes(Double(archiveSize))) MiB")
         report.notes.append(Self.note)
         try Shell.remove(scratch)
     }
 
-    static let note = "zip document (issue 25): w4 packed once, untimed, by `wrapinspect pack --first-stored mimetype w4 w4.zip`. Rounds interleave the tools, one untimed round first, which also checks the outputs (each read gives the member's bytes, each saved zip passes `unzip -tq` and holds the edited member). Open and list: each process times its own opening and walk of every entry's name and attributes (not its contents) and reports its peak RSS (`VmHWM`): `zip-document-child open` (`ArchiveReader.fileWrapper(contentsOf:limits: .unpacking)`, which reads every member; its default limit, 1 GiB of contents in memory, refuses w4), `zipfoundation-open` (`Archive(url:accessMode: .read)`, every entry's path, size and kind) and `zip-document-child open-lazy` (`ZipContainer.fileWrapper(contentsOf:)`). Read: whole processes under `rusage-exec`, output to /dev/null: `unzip -p w4.zip MEMBER` (the smallest media file, 4 MiB, stored), `wrapinspect cat w4.zip MEMBER`, and `zip-document-child read-lazy` (opens lazily and reads that member). Save after a 1 KiB change (1,024 bytes in the middle of content/part-0900.xml overwritten): whole processes with the `sync` after each, timed apart (\"sync after\"; ours calls `fsync` before renaming the zip into place, so its own time holds its writeback, which `cp` and ZIPFoundation leave to the `sync`): `cp w4.zip COPY`, `zip-document-child save` (today: read the tree, replace the member's wrapper, `ArchiveWriter.write` to a new path), `zipfoundation-replace` on a fresh copy (copied and synced untimed; `Archive(url:accessMode: .update)`, `remove`, `addEntry(with:fileURL:compressionMethod: .deflate)`), and `zip-document-child save-incremental` (open lazily, replace the wrapper, `ZipContainer.write` to a new path). Targets: open ≤ 50 ms and ≤ 40 MiB peak; read ≤ 1.0 × `unzip -p`; save ≤ 1.3 × `cp` and faster than ZIPFoundation, peak ≤ 40 MiB; judged on the last of ours in each row (the lazy and incremental ones when built, else today's)."
+    static let note = "zip document (issue 25): w4 packed once, untimed, by `wrapinspect pack --first-stored mimetype w4 w4.zip`. Rounds interleave the tools, one untimed round first, which also checks the outputs (each read gives the member's bytes, each saved zip passes `unzip -tq` and holds the edited member). Open and list: each process times its own opening and walk of every entry's name and attributes (not its contents) and reports its peak RSS (`VmHWM`): `zip-document-child open` (`ArchiveReader.fileWrapper(contentsOf:limits: .unpacking)`, which reads every member; its default limit, 1 GiB of contents in memory, refuses w4), `zipfoundation-open` (`Archive(url:accessMode: .read)`, every entry's path, size and kind) and `zip-document-child open-lazy` (`ZipContainer.fileWrapper(contentsOf:)`). Read: whole processes under `rusage-exec`, output to /dev/null: `unzip -p w4.zip MEMBER` (the smallest media file, 4 MiB, stored), `wrapinspect cat w4.zip MEMBER`, and `zip-document-child read-lazy` (opens lazily and reads that member). Save after a 1 KiB change (1,024 bytes in the middle of content/part-0900.xml overwritten): whole processes with the `sync` after each, timed apart (\"sync after\"; ours calls `fsync` before renaming the zip into place, so its own time holds its writeback, which `cp` and ZIPFoundation leave to the `sync`): `cp w4.zip COPY`, `zip-document-child save` (today: read the tree, replace the member's wrapper, `ArchiveWriter.write` to a new path), `zipfoundation-replace` on a fresh copy (copied and synced untimed; `Archive(url:accessMode: .update)`, `remove`, `addEntry(with:fileURL:compressionMethod: .deflate)`), and `zip-document-child save-incremental` (open lazily, replace the wrapper, `ZipContainer.write` to a new path). Targets: open ≤ 50 ms and ≤ 40 MiB peak; read ≤ 1.0 × `unzip -p`; save ≤ 1.3 × `cp` and faster than ZIPFoundation, peak ≤ 40 MiB; judged on the last of ours in each row (the lazy and incremental ones)."
 
     /// Runs `commands` in one untimed round then `repetitions` timed ones,
     /// odd rounds in reverse order; returns each command's samples.

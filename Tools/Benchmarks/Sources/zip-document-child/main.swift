@@ -17,9 +17,7 @@ import Foundation
 //
 // `open` and `open-lazy` walk the tree's names and attributes (not the
 // contents) and print `SECONDS PEAK_KIB ENTRIES`: the time of opening and
-// walking, this process's peak resident set size, the entries. The lazy
-// commands exist when the library has ZipContainer (Package.swift defines
-// ZIP_CONTAINER then).
+// walking, this process's peak resident set size, the entries.
 
 /// The peak resident set size of this process so far, in KiB: `VmHWM` from
 /// /proc/self/status (getrusage's would include what the parent had before
@@ -85,19 +83,6 @@ func run(_ arguments: [String]) throws {
         let root = try ArchiveReader.fileWrapper(contentsOf: url(1), limits: todaysLimits)
         try replace(arguments[2], of: root, with: arguments[3])
         try ArchiveWriter.write(root, to: url(4), options: documentOptions)
-    default:
-        #if ZIP_CONTAINER
-        try runLazy(arguments)
-        #else
-        throw ChildError("usage: zip-document-child open ARCHIVE | save ARCHIVE MEMBER FILE OUTPUT")
-        #endif
-    }
-}
-
-#if ZIP_CONTAINER
-func runLazy(_ arguments: [String]) throws {
-    let url = { (index: Int) in URL(fileURLWithPath: arguments[index]) }
-    switch (arguments.first, arguments.count) {
     case ("open-lazy", 2):
         try measureOpening { try ZipContainer.fileWrapper(contentsOf: url(1)) }
     case ("read-lazy", 3):
@@ -111,7 +96,6 @@ func runLazy(_ arguments: [String]) throws {
         throw ChildError("usage: zip-document-child open|open-lazy ARCHIVE | read-lazy ARCHIVE MEMBER | save|save-incremental ARCHIVE MEMBER FILE OUTPUT")
     }
 }
-#endif
 
 do {
     try run(Array(CommandLine.arguments.dropFirst()))
