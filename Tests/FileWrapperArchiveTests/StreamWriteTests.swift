@@ -100,23 +100,9 @@ import FileWrapperKit
     /// comes, a zip through its spool.
     @Test(arguments: [ArchiveFormat.tarZstd, .zip])
     func aTreeIsReadFromAPipe(format: ArchiveFormat) throws {
-        let data = try ArchiveWriter.data(for: Self.tree(), options: ArchiveWriteOptions(format: format))
-        var ends: [CInt] = [0, 0]
-        try #require(pipe(&ends) == 0)
-        let writer = ends[1]
-        Thread {
-            data.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let count = write(writer, bytes.baseAddress! + offset, bytes.count - offset)
-                    if count <= 0 { break }
-                    offset += count
-                }
-            }
-            close(writer)
-        }.start()
-        defer { close(ends[0]) }
-        let tree = try ArchiveReader.fileWrapper(readingFrom: ends[0], name: "pipe")
+        let reader = try PipeFeed.reading(ArchiveWriter.data(for: Self.tree(), options: ArchiveWriteOptions(format: format)))
+        defer { close(reader) }
+        let tree = try ArchiveReader.fileWrapper(readingFrom: reader, name: "pipe")
         #expect(tree.fileWrappers?["large.bin"]?.regularFileContents == Self.tree().fileWrappers?["large.bin"]?.regularFileContents)
         #expect(tree.fileWrappers?["link"]?.symbolicLinkDestinationBytes == Array("sub/b.txt".utf8))
         #expect(tree.fileWrappers?["sub"]?.fileWrappers?["b.txt"]?.regularFileContents == Data("b".utf8))
