@@ -12,16 +12,21 @@ import FileWrapperKit
 /// wrapper read lazily from disk). The archives are read back by Info-ZIP
 /// and Python's zipfile.
 @Suite struct ZipMethodChoiceTests {
-    static let random = ZipWriterTests.random(1 << 20, seed: 41)
-    static let text = ZipWriterTests.text(1 << 20, seed: 43)
+    /// The files, made for each test that needs them (held in statics,
+    /// LeakSanitizer took their storage for leaked).
+    struct Files {
+        let random = ZipWriterTests.random(1 << 20, seed: 41)
+        let text = ZipWriterTests.text(1 << 20, seed: 43)
+        /// Random bytes then text: what the first 64 KiB alone judged stored.
+        var randomThenText: Data { random + text }
+        var textThenRandom: Data { text + random }
+        /// Random throughout, with a tail shorter than a sample.
+        let allRandom = ZipWriterTests.random(8 * ZipWriter.chunkSize + 1000, seed: 47)
 
-    /// Random bytes then text: what the first 64 KiB alone judged stored.
-    static let randomThenText = random + text
-    static let textThenRandom = text + random
-    /// Random throughout, with a tail shorter than a sample.
-    static let allRandom = ZipWriterTests.random(8 * ZipWriter.chunkSize + 1000, seed: 47)
-
-    static let files = ["random-then-text.bin": randomThenText, "text-then-random.bin": textThenRandom, "all-random.bin": allRandom]
+        var all: [String: Data] {
+            ["random-then-text.bin": randomThenText, "text-then-random.bin": textThenRandom, "all-random.bin": allRandom]
+        }
+    }
 
     /// Each file's method and compressed size in `archive`, by name bytes.
     static func entries(of archive: [UInt8]) throws -> [[UInt8]: (method: Int, compressed: UInt64)] {
@@ -31,22 +36,23 @@ import FileWrapperKit
     }
 
     @Test func mixedFilesAreDeflatedAndRandomOnesStoredFromEverySource() throws {
+        let files = Files().all
         let directory = try TemporaryDirectory()
         let source = directory.appending("Source")
-        for (name, contents) in Self.files { try Disk.write(contents, to: source.appendingPathComponent(name)) }
-        try Interop.run("zip", ["-qX", "../info-zip.zip"] + Self.files.keys.sorted(), in: source)
+        for (name, contents) in files { try Disk.write(contents, to: source.appendingPathComponent(name)) }
+        try Interop.run("zip", ["-qX", "../info-zip.zip"] + files.keys.sorted(), in: source)
         let infoZip = try Self.entries(of: [UInt8](Data(contentsOf: directory.appending("info-zip.zip"))))
 
         // The three sources the writer samples: the walk's open files, a wrapper's bytes in memory, a lazy wrapper's file.
         try ArchiveWriter.write(contentsOf: source, to: directory.appending("from-disk.zip"), options: ArchiveWriteOptions(format: .zip))
-        try ArchiveWriter.write(ZipWriterTests.tree(Self.files), to: directory.appending("from-memory.zip"), options: ArchiveWriteOptions(format: .zip))
+        try ArchiveWriter.write(ZipWriterTests.tree(files), to: directory.appending("from-memory.zip"), options: ArchiveWriteOptions(format: .zip))
         let lazy = try FileWrapper(url: source)
         try ArchiveWriter.write(lazy, to: directory.appending("from-lazy-wrapper.zip"), options: ArchiveWriteOptions(format: .zip))
         #expect(lazy.fileWrappers?.values.allSatisfy { !$0.isRegularFileContentsLoaded } == true)
 
         for archive in ["from-disk.zip", "from-memory.zip", "from-lazy-wrapper.zip"] {
             let ours = try Self.entries(of: [UInt8](Data(contentsOf: directory.appending(archive))))
-            for (name, contents) in Self.files {
+            for (name, contents) in files {
                 let entry = try #require(ours[Array(name.utf8)], "\(archive): \(name)")
                 let theirs = try #require(infoZip[Array(name.utf8)])
                 if name == "all-random.bin" {
@@ -66,14 +72,14 @@ import FileWrapperKit
                     if z.read(info) != open(sys.argv[2] + "/" + info.filename, "rb").read(): print("differs:", info.filename)
                 print(len(z.infolist()))
                 """, archive, source.path], in: directory.url)
-            #expect(python.stdout == "\(Self.files.count)\n", "\(archive)")
+            #expect(python.stdout == "\(files.count)\n", "\(archive)")
         }
     }
 
     /// The writer reads its samples from the start of the file to its very
     /// end, before the file's first bytes come.
     @Test func samplesSpanTheWholeFileBeforeItsBytes() throws {
-        let contents = Self.randomThenText
+        let contents = Files().randomThenText
         var asked: [(offsets: [Int], length: Int)] = []
         var header = ZipWriterTests.fileHeader("random-then-text.bin", size: contents.count)
         header.samples = { offsets, length in
@@ -102,7 +108,8 @@ import FileWrapperKit
     /// is judged from its first bytes, as a stream must be.
     @Test func aSourceReadOnlyInOrderIsJudgedFromItsFirstBytes() throws {
         var methods: [Int] = []
-        for contents in [Self.randomThenText, Self.textThenRandom] {
+        let files = Files()
+        for contents in [files.randomThenText, files.textThenRandom] {
             var header = ZipWriterTests.fileHeader("file.bin", size: contents.count)
             header.samples = { _, _ in nil }
             var archive: [UInt8] = []
