@@ -9,8 +9,10 @@ struct Cat: ParsableCommand {
         commandName: "cat",
         abstract: "Write the bytes of one file of a bundle or an archive to standard output.",
         discussion: """
-            MEMBER is the file's path below PATH's root, as dump shows it. An \
-            archive is streamed to the member and never extracted; every name \
+            MEMBER is the file's path below PATH's root, as dump shows it. A \
+            zip file is read by its central directory, then the member alone, \
+            as unzip -p reads it; another archive is streamed to the member, \
+            and none is extracted. Every name \
             of a hard-linked file gives its bytes, whichever entry carries them \
             (SVR4 cpio stores them with the last name). Symbolic links are never \
             followed, and a directory, a link or a missing member is an error. \

@@ -27,16 +27,27 @@ import TestSupport
         /// The name in the test's directory that the writer replaces.
         var replaced: String
         var sync: DataSync
+        /// Whether it replaces a file (else a directory holding `a.txt`).
+        var replacesFile = true
 
         var testDescription: String { label }
     }
 
     static let writers = [
-        Writer(label: "FileWrapper atomic save", program: "fwk-test-child", arguments: ["save", "src", "saved"], replaced: "saved", sync: .fileSystem),
+        Writer(label: "FileWrapper atomic save", program: "fwk-test-child", arguments: ["save", "src", "saved"], replaced: "saved", sync: .fileSystem,
+               replacesFile: false),
         Writer(label: "archive", program: "fwk-test-child", arguments: ["pack", "zip", "src", "out.zip"], replaced: "out.zip", sync: .file),
+        Writer(label: "archive, durability .deferred", program: "fwk-test-child", arguments: ["pack", "zip", "src", "out.zip", "--deferred"],
+               replaced: "out.zip", sync: .none),
+        Writer(label: "zip edited (ZipContainer's writer)", program: "fwk-test-child", arguments: ["edit-zip", "doc.zip", "b.txt", "src/a.txt"],
+               replaced: "doc.zip", sync: .file),
+        Writer(label: "zip edited, durability .deferred", program: "fwk-test-child", arguments: ["edit-zip", "doc.zip", "b.txt", "src/a.txt", "--deferred"],
+               replaced: "doc.zip", sync: .none),
         Writer(label: "manifest", program: "wrapinspect", arguments: ["snapshot", "src", "-o", "snapshot.json"], replaced: "snapshot.json", sync: .file),
-        Writer(label: "document saved in place", program: "fwk-test-child", arguments: ["save-document", "src", "Doc.pkg"], replaced: "Doc.pkg", sync: .fileSystem),
-        Writer(label: "unpack", program: "fwk-test-child", arguments: ["unpack", "in.tar", "unpacked", "--force"], replaced: "unpacked", sync: .none),
+        Writer(label: "document saved in place", program: "fwk-test-child", arguments: ["save-document", "src", "Doc.pkg"], replaced: "Doc.pkg", sync: .fileSystem,
+               replacesFile: false),
+        Writer(label: "unpack", program: "fwk-test-child", arguments: ["unpack", "in.tar", "unpacked", "--force"], replaced: "unpacked", sync: .none,
+               replacesFile: false),
     ]
 
     @Test(arguments: writers)
@@ -52,6 +63,8 @@ import TestSupport
         }
         let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child").path
         try #require(try ChildProcess.run(child, ["pack", "tar", "src", "in.tar"], in: directory.url).status == 0)
+        try #require(try ChildProcess.run(child, ["pack", "zip", "src", "doc.zip"], in: directory.url).status == 0)
+        let before = writer.replacesFile ? try Data(contentsOf: directory.appending(writer.replaced)) : nil
 
         let program = try #require(BuiltProgram.url(of: writer.program)).path
         let sanitizerOptions = ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? ""
@@ -61,8 +74,8 @@ import TestSupport
             program,
         ] + writer.arguments, in: directory.url)
         try #require(result.status == 0, "\(result.stderr)")
-        if writer.sync == .file {
-            #expect(try Data(contentsOf: directory.appending(writer.replaced)) != Data("old\n".utf8))
+        if let before {
+            #expect(try Data(contentsOf: directory.appending(writer.replaced)) != before)
         } else {
             #expect(try String(contentsOf: directory.appending("\(writer.replaced)/a.txt"), encoding: .utf8) == "new contents\n")
         }

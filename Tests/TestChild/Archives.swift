@@ -2,14 +2,15 @@ import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 
-/// `pack FORMAT SOURCE ARCHIVE [--reproducible]`: packs the bundle SOURCE
-/// into ARCHIVE; FORMAT is an extension such as `zip` or `tar.gz`.
+/// `pack FORMAT SOURCE ARCHIVE [--reproducible] [--deferred]`: packs the
+/// bundle SOURCE into ARCHIVE; FORMAT is an extension such as `zip` or
+/// `tar.gz`. `--deferred` leaves it to the kernel's writeback.
 func pack(_ arguments: [String], _ flags: Set<String>) throws {
     guard let format = ArchiveFormat(name: arguments[0]) else {
         throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "unknown format \(arguments[0])"])
     }
     let wrapper = try FileWrapper(url: URL(fileURLWithPath: arguments[1]))
-    let options = ArchiveWriteOptions(format: format, reproducible: flags.contains("--reproducible"))
+    let options = ArchiveWriteOptions(format: format, reproducible: flags.contains("--reproducible"), durability: durability(flags))
     try ArchiveWriter.write(wrapper, to: URL(fileURLWithPath: arguments[2]), options: options)
 }
 
@@ -32,13 +33,18 @@ func unpack(_ arguments: [String], _ flags: Set<String>) throws {
     try ArchiveUnpacker.unpack(archiveAt: URL(fileURLWithPath: arguments[0]), to: URL(fileURLWithPath: arguments[1]), options: options)
 }
 
-/// `edit-zip ZIP MEMBER SOURCE`: makes MEMBER of the zip ZIP hold the bytes
+/// `edit-zip ZIP MEMBER SOURCE [--deferred]`: makes MEMBER of the zip ZIP hold the bytes
 /// of the file SOURCE, in one atomic rewrite that copies the other members
-/// as stored (``ZipArchiveEditor``).
+/// as stored (``ZipArchiveEditor``); `--deferred` leaves it to the writeback.
 func editZip(_ arguments: [String], _ flags: Set<String>) throws {
     let editor = try ZipArchiveEditor(contentsOf: URL(fileURLWithPath: arguments[0]))
     try editor.setContents(Data(contentsOf: URL(fileURLWithPath: arguments[2])), at: arguments[1])
-    try editor.commit()
+    try editor.commit(options: ArchiveWriteOptions(format: .zip, durability: durability(flags)))
+}
+
+/// `--deferred`: the archive left to the kernel's writeback; otherwise synced.
+private func durability(_ flags: Set<String>) -> Durability {
+    flags.contains("--deferred") ? .deferred : .synced
 }
 
 /// `read-archive READER ARCHIVE`: reads ARCHIVE and every file's contents

@@ -35,10 +35,10 @@ import Foundation
 let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [String], _ flags: Set<String>) async throws -> Void)] = [
     "save": (2, "save SOURCE DESTINATION", save),
     "read": (1, "read PATH", read),
-    "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible]", pack),
+    "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible] [--deferred]", pack),
     "unpack": (2, "unpack ARCHIVE DESTINATION [--force] [--count-resources]", unpack),
     "read-archive": (2, "read-archive entries|manifest|tree ARCHIVE", readArchive),
-    "edit-zip": (3, "edit-zip ZIP MEMBER SOURCE", editZip),
+    "edit-zip": (3, "edit-zip ZIP MEMBER SOURCE [--deferred]", editZip),
     "save-document": (2, "save-document SOURCE DOCUMENT", saveDocument),
     "save-while-threads-block": (1, "save-while-threads-block DOCUMENT", saveWhileThreadsBlock),
 ]

@@ -51,12 +51,14 @@ struct ZipContainerWriter {
         var written: FileIdentity?
         do {
             defer { Syscall.close(fd) }
-            var writeback = WritebackStarter(fd: fd)
+            let writeback = options.durability == .synced ? WritebackStarter(fd: fd) : nil
             var options = options
             options.format = .zip
+            let copies = CopyRun(to: fd, named: archive, writeback: writeback)
             let writer = try ZipWriter(options: options, name: archive) { bytes in
+                try copies.flush()
                 try ArchiveError.io(archive: archive) { try Syscall.writeAll(bytes, to: fd, path: { archive }) }
-                writeback.wrote(bytes.count)
+                writeback?.wrote(bytes.count)
             }
             let clock = EntryClock(options)
             for (position, index) in plan.enumerated() {
@@ -66,12 +68,7 @@ struct ZipContainerWriter {
                     try writer.writeCopiedMember(length: copy.length, centralRecord: { offset, thresholds in
                         Self.centralRecord(member.centralRecord, offset: offset, thresholds: thresholds)
                     }, copy: {
-                        try ArchiveError.io(archive: archive, entry: entry.path) {
-                            guard try Syscall.copy(copy.length, from: copy.fd, at: member.localHeaderOffset, to: fd, path: { member.archive.path }) == copy.length else {
-                                throw member.archive.damage(member: member.entry, "the archive ends inside the member")
-                            }
-                        }
-                        writeback.wrote(copy.length)
+                        try copies.add(copy.length, from: copy.fd, at: member.localHeaderOffset, of: member, entry: entry.path)
                     })
                 } else {
                     try ArchiveWriter.writeEntry(entry.wrapper, path: entry.path, to: writer, clock: clock, options: options,
@@ -82,7 +79,7 @@ struct ZipContainerWriter {
             try ArchiveError.io(archive: archive) {
                 try sources.checkUnchanged()
                 written = FileIdentity(try Syscall.status(of: fd, path: { archive }))
-                try replacement.commit(.synced, file: fd)
+                try replacement.commit(options.durability, file: fd)
             }
         } catch {
             replacement.discard()
@@ -213,6 +210,57 @@ struct ZipContainerWriter {
             entry.wrapper.replaceRegularFileSource(with: source.with(attributes: entry.wrapper.attributes))
         }
     }
+}
+
+/// Members copied as stored that lie one after the other in the zip they
+/// come from, as untouched members do: copied together, in one
+/// `copy_file_range` run, when the zip written needs its end (before the
+/// next bytes written, the central directory at the latest); the zip writer meanwhile
+/// counts their length (``ZipWriter/writeCopiedMember(length:centralRecord:copy:)``).
+private final class CopyRun {
+    private let destination: CInt
+    /// The zip written, as errors name it.
+    private let name: String
+    private let writeback: WritebackStarter?
+    /// The run so far: where in which zip it begins, its length, and the
+    /// last member in it, whose entry an error names.
+    private var run: (fd: CInt, start: Int64, length: Int, member: ZipMemberSource, entry: String)?
+
+    init(to destination: CInt, named name: String, writeback: WritebackStarter?) {
+        self.destination = destination
+        self.name = name
+        self.writeback = writeback
+    }
+
+    /// Adds the `length` bytes at `offset` of `fd` (the zip of `member`,
+    /// which `entry` names in the tree) to the run, or begins another.
+    func add(_ length: Int, from fd: CInt, at offset: Int64, of member: ZipMemberSource, entry: String) throws {
+        if let current = run, current.fd == fd, current.start + Int64(current.length) == offset {
+            run = (fd, current.start, current.length + length, member, entry)
+            return
+        }
+        try flush()
+        run = (fd, offset, length, member, entry)
+    }
+
+    /// Copies the run, if any, to the end of the zip written, a piece at a
+    /// time so that its writeback starts while the rest is copied.
+    func flush() throws {
+        guard let (fd, start, length, member, entry) = run else { return }
+        run = nil
+        var copied = 0
+        while copied < length {
+            let piece = min(length - copied, WritebackStarter.archiveStride)
+            try ArchiveError.io(archive: name, entry: entry) {
+                guard try Syscall.copy(piece, from: fd, at: start + Int64(copied), to: destination, path: { member.archive.path }) == piece else {
+                    throw member.archive.damage(member: member.entry, "the archive ends inside the member")
+                }
+            }
+            copied += piece
+            writeback?.wrote(piece)
+        }
+    }
+
 }
 
 /// The zips that members are copied from, each opened once (and checked

@@ -23,7 +23,9 @@ public enum MemberContents {
 
     /// Calls `body` with each block of each file of `members` (normalized
     /// paths below the root, as ``ManifestEntry/path`` holds them) and the
-    /// member's index in `members`: a bundle's files one after the other, an
+    /// member's index in `members`: a bundle's files one after the other, a
+    /// zip's by its central directory, each member alone, as `unzip -p`
+    /// reads them (``readZipMembersByDirectory(_:in:options:_:)``), another
     /// archive's in two passes whatever their number. Throws as
     /// ``forEachBlock(ofMember:in:options:_:)`` does, for the first member
     /// that is missing or not a file.
@@ -32,6 +34,7 @@ public enum MemberContents {
         _ body: (Int, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let name = url.relativePath
+        if try readZipMembersByDirectory(members, in: url, options: options, body) { return }
         switch try Manifest.detect(url, options: options) {
         case .manifest:
             throw ManifestError(file: name, entry: members.first.map(PathDisplay.text), message: "a manifest lists contents by digest and holds none")

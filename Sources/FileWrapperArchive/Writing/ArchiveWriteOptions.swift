@@ -1,3 +1,4 @@
+import FileWrapperKit
 import Foundation
 
 /// How an archive is written.
@@ -24,15 +25,22 @@ public struct ArchiveWriteOptions: Sendable, Hashable {
     /// Zip only: a top-level regular file written first and stored
     /// uncompressed, as EPUB and OpenDocument require of `mimetype`.
     public var firstStoredEntry: String?
+    /// An archive written to a URL: ``Durability/synced`` (the default)
+    /// returns once it is on disk, as every save of this package does;
+    /// ``Durability/deferred`` leaves it to the kernel's writeback, as
+    /// `cp`, `tar` and `zip` do, for a batch that syncs once at its end
+    /// (`sync -f`), or output that can be made again.
+    public var durability: Durability
 
     public init(
         format: ArchiveFormat, compressionLevel: Int? = nil, zipMethod: ZipMethod = .deflate,
-        reproducible: Bool = false, firstStoredEntry: String? = nil
+        reproducible: Bool = false, firstStoredEntry: String? = nil, durability: Durability = .synced
     ) {
         self.format = format
         self.compressionLevel = compressionLevel
         self.zipMethod = zipMethod
         self.reproducible = reproducible
         self.firstStoredEntry = firstStoredEntry
+        self.durability = durability
     }
 }

@@ -52,14 +52,14 @@ public enum ArchiveWriter {
             // Through a sink like any other, so that a failed write (a full
             // disk) is an error naming the file, the call and the errno, where
             // libarchive's own descriptor writer says only "Write error".
-            var writeback = WritebackStarter(fd: fd)
+            let writeback = options.durability == .synced ? WritebackStarter(fd: fd) : nil
             let writer = try options.makeEntryWriter(name: archive) { bytes in
                 try ArchiveError.io(archive: archive) { try Syscall.writeAll(bytes, to: fd, path: { archive }) }
-                writeback.wrote(bytes.count)
+                writeback?.wrote(bytes.count)
             }
             try body(writer, ownFiles)
             try writer.close()
-            try ArchiveError.io(archive: archive) { try replacement.commit(.synced, file: fd) }
+            try ArchiveError.io(archive: archive) { try replacement.commit(options.durability, file: fd) }
         } catch {
             replacement.discard()
             throw error

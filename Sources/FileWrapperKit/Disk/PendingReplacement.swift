@@ -2,7 +2,9 @@ import CFileSystem
 import Glibc
 
 /// What a replacement must have put on the disk before it reports success.
-package enum Durability: Sendable {
+/// Either way it is atomic: other processes see the old item or the new
+/// one, whole, never a mix.
+public enum Durability: Sendable, Hashable {
     /// The new item's data, then its directory entry: the file's `fsync`
     /// (or `syncfs` for a tree) before the swap, the parent directory's
     /// `fsync` after it. A power cut after success finds the new item.

@@ -33,7 +33,7 @@ extension Manifest {
         let fd = try replacement.createFile()
         do throws(FileWrapperError) {
             defer { Syscall.close(fd) }
-            var writeback = WritebackStarter(fd: fd, stride: 1 << 20)
+            let writeback = WritebackStarter(fd: fd, stride: 1 << 20)
             try write(as: format) { (piece) throws(FileWrapperError) in
                 try Syscall.writeAll(piece, to: fd, path: { path })
                 writeback.wrote(piece.count)

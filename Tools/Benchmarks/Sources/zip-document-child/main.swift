@@ -14,6 +14,10 @@ import Foundation
 //   read-lazy ARCHIVE MEMBER              one member of the lazy tree, to stdout
 //   save-incremental ARCHIVE MEMBER FILE OUTPUT
 //                                         ZipContainer.write of the lazy tree
+//   save-deferred ARCHIVE MEMBER FILE OUTPUT
+//                                         the same with durability .deferred: the
+//                                         zip left to the kernel's writeback, as cp
+//                                         leaves its copy
 //
 // `open` and `open-lazy` walk the tree's names and attributes (not the
 // contents) and print `SECONDS PEAK_KIB ENTRIES`: the time of opening and
@@ -88,12 +92,14 @@ func run(_ arguments: [String]) throws {
     case ("read-lazy", 3):
         let root = try ZipContainer.fileWrapper(contentsOf: url(1))
         FileHandle.standardOutput.write(try member(arguments[2], of: root).wrapper.readRegularFileContents())
-    case ("save-incremental", 5):
+    case ("save-incremental", 5), ("save-deferred", 5):
         let root = try ZipContainer.fileWrapper(contentsOf: url(1))
         try replace(arguments[2], of: root, with: arguments[3])
-        try ZipContainer.write(root, to: url(4), options: documentOptions)
+        var options = documentOptions
+        if arguments[0] == "save-deferred" { options.durability = .deferred }
+        try ZipContainer.write(root, to: url(4), options: options)
     default:
-        throw ChildError("usage: zip-document-child open|open-lazy ARCHIVE | read-lazy ARCHIVE MEMBER | save|save-incremental ARCHIVE MEMBER FILE OUTPUT")
+        throw ChildError("usage: zip-document-child open|open-lazy ARCHIVE | read-lazy ARCHIVE MEMBER | save|save-incremental|save-deferred ARCHIVE MEMBER FILE OUTPUT")
     }
 }
 

@@ -1,0 +1,63 @@
+import FileWrapperKit
+import Foundation
+import Glibc
+
+extension MemberContents {
+    /// Reads `members` from the zip at `url` by its central directory, as
+    /// `unzip -p` does: the directory, then each member alone
+    /// (``ZipContainer``), nothing else of the archive. Only for a file that
+    /// begins with a zip local header (not a self-extracting one) and whose
+    /// directory the lazy reader takes; returns false, having handed
+    /// nothing to `body`, for every other input, which the caller streams
+    /// (with its own rules for what the lazy reader refuses, such as a name
+    /// given twice).
+    static func readZipMembersByDirectory(
+        _ members: [[UInt8]], in url: URL, options: ManifestReadOptions, _ body: (Int, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
+        guard options.archiveFormats.contains(.zip), startsWithLocalHeader(url.path),
+              let root = try? ZipContainerIndex(path: url.path, name: url.relativePath, limits: options.limits).root
+        else { return false }
+        let name = url.relativePath
+        let files = try members.map { try file(at: $0, in: root, archive: name) }
+        for (index, file) in files.enumerated() {
+            try file.forEachContentsBlock { block in try body(index, block) }
+        }
+        return true
+    }
+
+    /// Whether `path` is a regular file (not followed if a link, never
+    /// waited on if a FIFO) that begins with a zip local header's signature.
+    private static func startsWithLocalHeader(_ path: String) -> Bool {
+        guard let fd = try? Syscall.open(path, in: AT_FDCWD, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, path: { path }) else { return false }
+        defer { Syscall.close(fd) }
+        guard let info = try? Syscall.status(of: fd, path: { path }), info.st_mode & S_IFMT == S_IFREG else { return false }
+        var signature: UInt32 = 0
+        return Syscall.invoke(.pread) { pread(fd, &signature, 4, 0) } == 4 && UInt32(littleEndian: signature) == ZipLocalHeader.signature
+    }
+
+    /// The regular file at `member` (a normalized path) below `root`, its
+    /// names compared as bytes; an error as ``fileGroup(of:member:archive:)``
+    /// gives them when it is missing or not a file.
+    private static func file(at member: [UInt8], in root: FileWrapper, archive name: String) throws -> FileWrapper {
+        let display = PathDisplay.text(member)
+        var wrapper = root
+        for component in member.split(separator: UInt8(ascii: "/")) {
+            // A key found is the one the tree holds for every canonically
+            // equivalent name; the member is there only if its bytes match.
+            guard wrapper.isDirectory, let children = wrapper.fileWrappers, let index = children.index(forKey: String(decoding: component, as: UTF8.self)),
+                  children[index].key.utf8.elementsEqual(component)
+            else {
+                throw ManifestError(file: name, entry: display, message: "the archive has no such member")
+            }
+            wrapper = children[index].value
+        }
+        if wrapper.isDirectory {
+            throw ManifestError(file: name, entry: display, message: "the member is a directory")
+        }
+        if wrapper.isSymbolicLink {
+            throw ManifestError(file: name, entry: display, message:
+                "the member is a symbolic link (to \"\(PathDisplay.text(wrapper.symbolicLinkDestinationBytes ?? []))\"), which is not followed")
+        }
+        return wrapper
+    }
+}
