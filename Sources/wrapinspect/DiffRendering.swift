@@ -54,7 +54,7 @@ struct DiffRendering {
         let head: String
         switch change.kind {
         case .added, .removed:
-            head = "\(path(change.entry))\(facts(change.entry, entriesBelow: change.entriesBelow).map { " (\($0))" } ?? "")"
+            head = "\(path(change.entry))\(facts(of: change).map { " (\($0))" } ?? "")"
         case .contents:
             let before = change.old!, after = change.new!
             head = after.contentKind == .symlink
@@ -84,14 +84,21 @@ struct DiffRendering {
     }
 
     /// What an added or removed entry is: a file's size, a link's target, a
-    /// directory's entry count.
-    private static func facts(_ entry: ManifestEntry, entriesBelow: Int) -> String? {
+    /// directory's entry count, those that moved in or out told apart.
+    private static func facts(of change: ManifestDiff.Change) -> String? {
+        let entry = change.entry
         switch entry.kind {
-        case .file: entry.size.map(Format.size)
-        case .hardLink: "hard link to \(name(entry.linkTarget))"
-        case .symlink: "symlink -> \(name(entry.linkTarget))"
-        case .directory: entriesBelow == 0 ? "empty directory" : "directory, \(entryCount(entriesBelow))"
-        case .other: "device, FIFO or socket"
+        case .file: return entry.size.map(Format.size)
+        case .hardLink: return "hard link to \(name(entry.linkTarget))"
+        case .symlink: return "symlink -> \(name(entry.linkTarget))"
+        case .other: return "device, FIFO or socket"
+        case .directory:
+            let (staying, moved) = (change.entriesBelow, change.entriesMovedBelow)
+            guard moved > 0 else { return staying == 0 ? "empty directory" : "directory, \(entryCount(staying))" }
+            let direction = change.kind == .added ? "in" : "out"
+            return staying == 0
+                ? "directory, \(entryCount(moved)) moved \(direction)"
+                : "directory, \(entryCount(staying + moved)), \(moved) moved \(direction)"
         }
     }
 
@@ -209,6 +216,7 @@ struct DiffRendering {
         switch change.kind {
         case .added, .removed:
             members += entryMembers(change.entry, entriesBelow: change.entriesBelow)
+            if change.entriesMovedBelow > 0 { members.append(("entriesMoved", .number(Int64(change.entriesMovedBelow)))) }
         case .contents, .kind:
             members.append(("old", .object(entryMembers(change.old!, entriesBelow: change.old!.kind == .directory ? change.entriesBelow : 0))))
             members.append(("new", .object(entryMembers(change.new!, entriesBelow: change.new!.kind == .directory ? change.entriesBelow : 0))))

@@ -125,7 +125,7 @@ import TestSupport
 
     /// The Package.swift block is a manifest SwiftPM reads, whose
     /// `.product(name:package:)` lines name products of ours and the
-    /// package its URL names.
+    /// package its one dependency is (a checkout, by its folder's name).
     @Test func theManifestBlockNamesOurProducts() throws {
         let folder = try TemporaryDirectory()
         let consumer = folder.appending("MyApp")
@@ -137,9 +137,12 @@ import TestSupport
         let ours = try Self.dumpPackage(Self.root, scratch: folder.appending("our-build"))
 
         let products = (ours["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-        let urls = Self.strings(in: theirs["dependencies"] ?? []).filter { $0.hasPrefix("https://") }
-        try #require(urls.count == 1, "\(urls)")
-        let identity = urls[0].split(separator: "/").last!.replacingOccurrences(of: ".git", with: "").lowercased()
+        let dependencies = try #require(theirs["dependencies"] as? [[String: Any]])
+        try #require(dependencies.count == 1, "\(dependencies)")
+        let checkout = try #require((dependencies[0]["fileSystem"] as? [[String: Any]])?.first, "not a checkout: \(dependencies[0])")
+        let path = try #require(checkout["path"] as? String)
+        #expect(path.hasSuffix("/FileWrapperKit"), "\(path)")
+        let identity = try #require(checkout["identity"] as? String)
         var named = 0
         for target in theirs["targets"] as? [[String: Any]] ?? [] {
             for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
@@ -147,7 +150,7 @@ import TestSupport
                 let name = try #require(product[0] as? String)
                 let package = try #require(product[1] as? String)
                 #expect(products.contains { $0.utf8.elementsEqual(name.utf8) }, "\(name) is not one of our products \(products)")
-                #expect(package.lowercased().utf8.elementsEqual(identity.utf8), "package: \(package), but the URL names \(identity)")
+                #expect(package.lowercased().utf8.elementsEqual(identity.utf8), "package: \(package), but the dependency is \(identity)")
                 named += 1
             }
         }
@@ -160,15 +163,5 @@ import TestSupport
             "/usr/bin/env", ["swift", "package", "--package-path", directory.path, "--scratch-path", scratch.path, "dump-package"])
         try #require(result.status == 0, "\(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdoutBytes)) as? [String: Any])
-    }
-
-    /// Every string anywhere inside a JSON value.
-    static func strings(in value: Any) -> [String] {
-        switch value {
-        case let string as String: [string]
-        case let array as [Any]: array.flatMap { strings(in: $0) }
-        case let object as [String: Any]: object.values.flatMap { strings(in: $0) }
-        default: []
-        }
     }
 }

@@ -165,6 +165,35 @@ struct DiffTests {
         }
     }
 
+    /// A folder whose only file moved out, and the new folder it moved
+    /// into, are not empty: what moved is counted apart (text and JSON).
+    @Test func entriesThatMovedAreNotCountedAsEmptiness() throws {
+        let directory = try TemporaryDirectory()
+        try Disk.write("postcard\n", to: directory.appending("A/Old folder/card.txt"))
+        try Disk.write("kept\n", to: directory.appending("A/Old folder/kept.txt"))
+        try Disk.write("postcard\n", to: directory.appending("B/New folder/card.txt"))
+        try Disk.write("new\n", to: directory.appending("B/New folder/new.txt"))
+        try Disk.write("notes\n", to: directory.appending("A/Gone/notes.txt"))
+        try Disk.write("notes\n", to: directory.appending("B/notes.txt"))
+        let result = try WrapInspectProcess.run(["diff", "--ignore", "mtime", "A", "B"], in: directory.url)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").sorted() == [
+            "+ New folder/ (directory, 2 entries, 1 moved in)",
+            "- Gone/ (directory, 1 entry moved out)",
+            "- Old folder/ (directory, 2 entries, 1 moved out)",
+            "5 changes: 1 added, 2 removed, 2 moved (ignoring mtime)",
+            "R Gone/notes.txt -> notes.txt",
+            "R Old folder/card.txt -> New folder/card.txt",
+        ].sorted())
+
+        let json = try WrapInspectProcess.run(["diff", "--json", "--ignore", "mtime", "A", "B"], in: directory.url)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let changes = try #require(object["changes"] as? [[String: Any]])
+        let gone = try #require(changes.first { $0["path"] as? String == "Gone" })
+        #expect(gone["entries"] as? Int == 0)
+        #expect(gone["entriesMoved"] as? Int == 1)
+    }
+
     @Test func aMissingInputExitsTwoNamingIt() throws {
         let sample = try EditedSample()
         let result = try sample.wrapinspect("diff", "Travel.journal", "Missing.journal")

@@ -74,12 +74,16 @@ extension ManifestDiff.Comparer {
             compare(oldRange: (move.old + 1)..<oldEnd, newRange: (move.new + 1)..<newEnd, oldPrefix: before.path, newPrefix: after.path)
         }
         for root in removedRoots where !movedOld.contains(root) {
-            let below = (root + 1..<old.endOfSubtree(at: root)).count(where: { !movedOld.contains($0) })
-            changes.append(ManifestDiff.Change(kind: .removed, old: old.entries[root], new: nil, entriesBelow: below))
+            let subtree = root + 1..<old.endOfSubtree(at: root)
+            let below = subtree.count(where: { !movedOld.contains($0) })
+            changes.append(ManifestDiff.Change(kind: .removed, old: old.entries[root], new: nil, entriesBelow: below,
+                                               entriesMovedBelow: subtree.count - below))
         }
         for root in addedRoots where !movedNew.contains(root) {
-            let below = (root + 1..<new.endOfSubtree(at: root)).count(where: { !movedNew.contains($0) })
-            changes.append(ManifestDiff.Change(kind: .added, old: nil, new: new.entries[root], entriesBelow: below))
+            let subtree = root + 1..<new.endOfSubtree(at: root)
+            let below = subtree.count(where: { !movedNew.contains($0) })
+            changes.append(ManifestDiff.Change(kind: .added, old: nil, new: new.entries[root], entriesBelow: below,
+                                               entriesMovedBelow: subtree.count - below))
         }
     }
 

@@ -73,17 +73,25 @@ public struct ManifestDiff: Sendable {
         /// a directory: how many entries below it go with it (entries that
         /// moved elsewhere are not counted). 0 otherwise.
         public let entriesBelow: Int
+        /// For a directory added or removed: how many entries below it
+        /// moved in (added) or out (removed), which ``entriesBelow`` leaves
+        /// out; a directory whose every entry moved is not empty. 0 otherwise.
+        public let entriesMovedBelow: Int
         /// For a move, how alike the contents are in percent, as git's
         /// similarity index: 100 when they are the same (a move found by
         /// digest), less for a file that moved and changed. nil otherwise.
         public let similarity: Int?
 
-        init(kind: Kind, old: ManifestEntry?, new: ManifestEntry?, fields: [Field] = [], entriesBelow: Int = 0, similarity: Int? = nil) {
+        init(
+            kind: Kind, old: ManifestEntry?, new: ManifestEntry?, fields: [Field] = [], entriesBelow: Int = 0, entriesMovedBelow: Int = 0,
+            similarity: Int? = nil
+        ) {
             self.kind = kind
             self.old = old
             self.new = new
             self.fields = fields
             self.entriesBelow = entriesBelow
+            self.entriesMovedBelow = entriesMovedBelow
             self.similarity = similarity
         }
 
