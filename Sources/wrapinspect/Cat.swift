@@ -10,8 +10,9 @@ struct Cat: ParsableCommand {
         abstract: "Write the bytes of one file of a bundle or an archive to standard output.",
         discussion: """
             MEMBER is the file's path below PATH's root, as dump shows it. A \
-            zip file is read by its central directory, then the member alone, \
-            as unzip -p reads it; another archive is streamed to the member, \
+            zip file is read by its central directory, every local header \
+            checked against it, then the member alone, as unzip -p reads it; \
+            another archive is streamed to the member, \
             and none is extracted. Every name \
             of a hard-linked file gives its bytes, whichever entry carries them \
             (SVR4 cpio stores them with the last name). Symbolic links are never \

@@ -4,18 +4,21 @@ import Glibc
 
 extension MemberContents {
     /// Reads `members` from the zip at `url` by its central directory, as
-    /// `unzip -p` does: the directory, then each member alone
-    /// (``ZipContainer``), nothing else of the archive. Only for a file that
-    /// begins with a zip local header (not a self-extracting one) and whose
-    /// directory the lazy reader takes; returns false, having handed
-    /// nothing to `body`, for every other input, which the caller streams
-    /// (with its own rules for what the lazy reader refuses, such as a name
-    /// given twice).
+    /// `unzip -p` does: the directory and the local headers, then each
+    /// member alone (``ZipContainer``), no other member's data. Only for a
+    /// file that begins with a zip local header (not a self-extracting
+    /// one), whose directory the lazy reader takes and whose every local
+    /// header agrees with it (``ZipCentralNames``); returns false, having
+    /// handed nothing to `body`, for every other input, which the caller
+    /// streams, so that such a zip gets the streamed read's rules and
+    /// errors (a name given twice, a local header at odds with the
+    /// directory, refused wherever the member asked for lies).
     static func readZipMembersByDirectory(
         _ members: [[UInt8]], in url: URL, options: ManifestReadOptions, _ body: (Int, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         guard options.archiveFormats.contains(.zip), startsWithLocalHeader(url.path),
-              let root = try? ZipContainerIndex(path: url.path, name: url.relativePath, limits: options.limits).root
+              let root = try? ZipContainerIndex(path: url.path, name: url.relativePath, limits: options.limits).root,
+              localHeadersAgree(url)
         else { return false }
         let name = url.relativePath
         let files = try members.map { try file(at: $0, in: root, archive: name) }
@@ -33,6 +36,15 @@ extension MemberContents {
         guard let info = try? Syscall.status(of: fd, path: { path }), info.st_mode & S_IFMT == S_IFREG else { return false }
         var signature: UInt32 = 0
         return Syscall.invoke(.pread) { pread(fd, &signature, 4, 0) } == 4 && UInt32(littleEndian: signature) == ZipLocalHeader.signature
+    }
+
+    /// Whether the zip at `url` has a central directory and every local
+    /// header agrees with it.
+    private static func localHeadersAgree(_ url: URL) -> Bool {
+        guard let fd = try? Syscall.open(url.path, in: AT_FDCWD, flags: O_RDONLY, path: { url.path }) else { return false }
+        defer { Syscall.close(fd) }
+        let names = try? ZipCentralNames(source: ArchiveReadSource(fd: fd, name: url.relativePath), archive: url.relativePath)
+        return names?.localHeadersAgree ?? false
     }
 
     /// The regular file at `member` (a normalized path) below `root`, its

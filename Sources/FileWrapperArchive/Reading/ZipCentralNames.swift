@@ -63,6 +63,12 @@ struct ZipCentralNames {
 
     /// Where the data of each checked member begins, sorted, and its records.
     private let members: [(dataStart: Int64, member: Member)]
+    /// Whether every member's local header was read and gives what the
+    /// central directory gives: method, and CRC-32 and sizes unless a data
+    /// descriptor carries them. libarchive refuses the first member that
+    /// does not, as it reaches it; a reader that reads members alone
+    /// (``MemberContents``) leaves such a zip to libarchive.
+    let localHeadersAgree: Bool
     /// Where the data of each checked member ends (its compressed size
     /// after its start), sorted, and the member's index in ``members``:
     /// libarchive has read a symbolic link's target, its data, when it
@@ -83,6 +89,7 @@ struct ZipCentralNames {
         let correction = start - Int64(clamping: end.offset)
         var reader = ZipPieceReader(source: source, start: start, end: endStart)
         var starts: [(dataStart: Int64, dataEnd: Int64?, member: Member)] = []
+        var agree = true
         while let fixed = reader.peek(ZipCentralRecord.fixedLength), let length = ZipCentralRecord.length(decoding: fixed) {
             guard let bytes = reader.peek(length), let record = ZipCentralRecord(decoding: bytes) else { return nil }
             reader.advance(length)
@@ -94,13 +101,27 @@ struct ZipCentralNames {
             guard !at.overflow, at.partialValue >= 0, at.partialValue <= total - Int64(ZipLocalHeader.fixedLength),
                   var bytes = LittleEndianBytes(reading: source, at: at.partialValue, count: Int(min(Int64(guess), total - at.partialValue))),
                   let localLength = ZipLocalHeader.length(decoding: bytes)
-            else { continue }  // libarchive meets the damage when it reads this member
+            else {
+                agree = false
+                continue  // libarchive meets the damage when it reads this member
+            }
             if localLength > bytes.count {
-                guard let whole = LittleEndianBytes(reading: source, at: at.partialValue, count: localLength) else { continue }
+                guard let whole = LittleEndianBytes(reading: source, at: at.partialValue, count: localLength) else {
+                    agree = false
+                    continue
+                }
                 bytes = whole
             }
-            guard let local = ZipLocalHeader(decoding: bytes) else { continue }
+            guard let local = ZipLocalHeader(decoding: bytes) else {
+                agree = false
+                continue
+            }
             let localFields = ZipExtraFields(local.extra)
+            if local.method != record.method
+                || local.flags & 0x08 == 0 && (local.crc != record.crc
+                    || localFields.resolvingZip64([UInt64(local.size), UInt64(local.compressedSize)]) != [size, compressedSize]) {
+                agree = false
+            }
             let centralName = Name(bytes: record.name, flags: record.flags, fields: fields)
             let localName = Name(bytes: local.name, flags: local.flags, fields: localFields)
             guard localName.shown.elementsEqual(centralName.shown), localName.unicodePaths <= 1, centralName.unicodePaths <= 1 else {
@@ -117,6 +138,7 @@ struct ZipCentralNames {
                                   data: (dataStart, compressedSize, record.method, record.isEncrypted))))
         }
         starts.sort { $0.dataStart < $1.dataStart }
+        localHeadersAgree = agree
         members = starts.map { ($0.dataStart, $0.member) }
         ends = starts.indices.compactMap { index in starts[index].dataEnd.map { ($0, index) } }.sorted { $0.dataEnd < $1.dataEnd }
     }
