@@ -215,8 +215,9 @@ struct ZipContainerWriter {
 /// Members copied as stored that lie one after the other in the zip they
 /// come from, as untouched members do: copied together, in one
 /// `copy_file_range` run, when the zip written needs its end (before the
-/// next bytes written, the central directory at the latest); the zip writer meanwhile
-/// counts their length (``ZipWriter/writeCopiedMember(length:centralRecord:copy:)``).
+/// next bytes written, the central directory at the latest); the zip
+/// writer meanwhile counts their length
+/// (``ZipWriter/writeCopiedMember(length:centralRecord:copy:)``).
 private final class CopyRun {
     private let destination: CInt
     /// The zip written, as errors name it.
@@ -260,7 +261,6 @@ private final class CopyRun {
             writeback?.wrote(piece)
         }
     }
-
 }
 
 /// The zips that members are copied from, each opened once (and checked

@@ -349,7 +349,8 @@ final class ZipWriter: ArchiveEntryWriter {
     /// data and descriptor, `length` bytes) after the entries written so
     /// far: waits for them to be written, flushes, lets `copy` put the
     /// bytes straight into the sink's file (``ZipContainerWriter`` with
-    /// `copy_file_range`), and records the central directory record that
+    /// `copy_file_range`, at the latest before the sink's next bytes), and
+    /// records the central directory record that
     /// `centralRecord` makes for the offset where they begin, given the
     /// zip64 thresholds.
     func writeCopiedMember(
