@@ -55,7 +55,7 @@ struct ZipContainerIndex {
             case .directory:
                 try tree.addDirectory(at: record.names, attributes: record.attributes, entry: record.path)
             case .regularFile:
-                let file = FileWrapper(regularFileFrom: Self.source(of: record, in: archive))
+                let file = FileWrapper(regularFileFrom: Self.source(of: record, in: archive, limits: limits))
                 file.attributes = record.attributes
                 try tree.insert(file, at: record.names, entry: record.path)
             case .symbolicLink:
@@ -65,7 +65,7 @@ struct ZipContainerIndex {
                 }
                 var target: [UInt8] = []
                 try ArchiveError.io(archive: name, entry: record.path) {
-                    try Self.source(of: record, in: archive).forEachBlock(blockSize: 1 << 16) { block throws(FileWrapperError) in target += block }
+                    try Self.source(of: record, in: archive, limits: limits).forEachBlock(blockSize: 1 << 16) { block throws(FileWrapperError) in target += block }
                 }
                 let link = FileWrapper(symbolicLinkWithDestinationBytes: target)
                 link.attributes = record.attributes
@@ -76,10 +76,10 @@ struct ZipContainerIndex {
         self.archive = archive
     }
 
-    private static func source(of record: Record, in archive: ZipArchiveFile) -> ZipMemberSource {
+    private static func source(of record: Record, in archive: ZipArchiveFile, limits: ArchiveReadLimits) -> ZipMemberSource {
         ZipMemberSource(archive: archive, entry: record.path, centralRecord: record.record, shownName: record.shown,
                         localHeaderOffset: record.localHeaderOffset, compressedSize: record.compressedSize, size: record.size,
-                        crc: record.crc, method: record.method, attributes: record.attributes)
+                        crc: record.crc, method: record.method, memoryLimit: limits.maxMemory, attributes: record.attributes)
     }
 
     /// The central directory's records, checked, in order, their offsets
@@ -166,9 +166,10 @@ struct ZipContainerIndex {
         }
         guard let method = ZipMemberSource.Method(rawValue: record.method) else {
             throw ArchiveError(.unsupportedFormat, archive: archive, entry: path, message:
-                "the member is compressed with method \(record.method); a zip is read lazily only when its members are stored or deflated")
+                "the member is compressed with method \(record.method); a zip is read lazily only when its members are stored, "
+                    + "deflated, or compressed with bzip2 (12), LZMA (14), zstd (93), xz (95) or PPMd (98)")
         }
-        guard method == .deflated || size == compressedSize else {
+        guard method != .stored || size == compressedSize else {
             throw ArchiveError(.corrupt, archive: archive, entry: path,
                                message: "the member is stored, but its compressed size \(compressedSize) is not its size \(size)")
         }

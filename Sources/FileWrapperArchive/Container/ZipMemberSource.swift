@@ -5,13 +5,19 @@ import Glibc
 /// A regular file's bytes as a member of a zip on disk (``ZipArchiveFile``),
 /// read on first use, a member at a time: its local header is read and
 /// checked against the central directory, its data read in pieces and
-/// inflated, its size and CRC-32 checked as it goes, and nothing else of
+/// decoded, its size and CRC-32 checked as it goes, and nothing else of
 /// the archive is read. A save copies the member as stored from here
 /// (``ZipContainerWriter``) while its wrapper still has the attributes it
 /// was read with.
 final class ZipMemberSource: RegularFileSource {
+    /// The compression methods a member is read lazily with: stored and
+    /// deflated here (zlib); the others, the ones libarchive 3.6.2's zip
+    /// reader decodes, by libarchive over the member alone
+    /// (``decodeWithLibArchive(_:dataStart:header:blockSize:deliver:)``).
+    /// A member of any other method (Deflate64, implode, shrink, WinZip
+    /// AES...) makes the zip refused, as libarchive refuses it too.
     enum Method: UInt16, Sendable {
-        case stored = 0, deflated = 8
+        case stored = 0, deflated = 8, bzip2 = 12, lzma = 14, zstd = 93, xz = 95, ppmd = 98
     }
 
     let archive: ZipArchiveFile
@@ -28,12 +34,16 @@ final class ZipMemberSource: RegularFileSource {
     let size: Int
     let crc: UInt32
     let method: Method
+    /// ``ArchiveReadLimits/maxMemory``: what decoding may allocate as the
+    /// member's data declares it (an LZMA or xz dictionary, a PPMd model, a
+    /// zstd window).
+    let memoryLimit: Int64
     /// The attributes the wrapper was given when it was read (or written):
     /// a member is copied as stored only while its wrapper still has them.
     let attributes: FileWrapper.Attributes
 
     init(archive: ZipArchiveFile, entry: String, centralRecord: [UInt8], shownName: [UInt8], localHeaderOffset: Int64,
-         compressedSize: Int64, size: Int, crc: UInt32, method: Method, attributes: FileWrapper.Attributes) {
+         compressedSize: Int64, size: Int, crc: UInt32, method: Method, memoryLimit: Int64, attributes: FileWrapper.Attributes) {
         self.archive = archive
         self.entry = entry
         self.centralRecord = centralRecord
@@ -43,6 +53,7 @@ final class ZipMemberSource: RegularFileSource {
         self.size = size
         self.crc = crc
         self.method = method
+        self.memoryLimit = memoryLimit
         self.attributes = attributes
     }
 
@@ -50,7 +61,7 @@ final class ZipMemberSource: RegularFileSource {
     func with(attributes: FileWrapper.Attributes) -> ZipMemberSource {
         ZipMemberSource(archive: archive, entry: entry, centralRecord: centralRecord, shownName: shownName,
                         localHeaderOffset: localHeaderOffset, compressedSize: compressedSize, size: size, crc: crc,
-                        method: method, attributes: attributes)
+                        method: method, memoryLimit: memoryLimit, attributes: attributes)
     }
 
     /// Where the member's data begins in the open zip `fd`, after its local
@@ -93,9 +104,7 @@ final class ZipMemberSource: RegularFileSource {
     ) throws(FileWrapperError) {
         let fd = try archive.open()
         defer { Syscall.close(fd) }
-        let (start, _) = try dataStart(in: fd)
-        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(compressedSize, 1 << 18)) + 1, alignment: 16)
-        defer { input.deallocate() }
+        let (start, header) = try dataStart(in: fd)
         var checksum = crc32_z(0, nil, 0)
         var produced = 0
         /// Counts and checks `block`, then hands it on.
@@ -107,52 +116,14 @@ final class ZipMemberSource: RegularFileSource {
             produced += block.count
             try body(block)
         }
-        // Compressed bytes read so far.
-        var consumed: Int64 = 0
         switch method {
-        case .stored:
-            while consumed < compressedSize {
-                let piece = UnsafeMutableRawBufferPointer(rebasing: input[..<Int(min(Int64(min(input.count, blockSize)), compressedSize - consumed))])
-                try archive.read(fd, into: piece, at: start + consumed, member: entry)
-                consumed += Int64(piece.count)
-                try deliver(UnsafeRawBufferPointer(piece))
-            }
-        case .deflated:
-            guard let inflater = RawInflater() else {
-                throw FileWrapperError(.ioError, path: archive.path, detail: "zlib could not allocate memory to inflate member \"\(entry)\"")
-            }
-            let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(blockSize, max(size, 1))), alignment: 16)
-            defer { output.deallocate() }
-            // Input read in pieces; each expanded into the output block, which is handed on whenever it holds bytes.
-            var (pieceStart, pieceCount) = (0, 0)
-            var ended = false
-            while !ended {
-                if pieceCount == 0, consumed < compressedSize {
-                    let count = Int(min(Int64(input.count), compressedSize - consumed))
-                    try archive.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: input[..<count]), at: start + consumed, member: entry)
-                    consumed += Int64(count)
-                    (pieceStart, pieceCount) = (0, count)
-                }
-                switch inflater.step(UnsafeRawBufferPointer(rebasing: input[pieceStart..<(pieceStart + pieceCount)]), into: output) {
-                case .progress(let took, let made, let end):
-                    (pieceStart, pieceCount) = (pieceStart + took, pieceCount - took)
-                    ended = end
-                    if made > 0 { try deliver(UnsafeRawBufferPointer(rebasing: output[..<made])) }
-                    // With room, zlib always moves unless the input ran out or is not deflate.
-                    if took == 0, made == 0, !end {
-                        throw archive.damage(member: entry, pieceCount == 0
-                            ? "the compressed data ends before its deflate stream does"
-                            : "the compressed data is damaged (not a valid deflate stream)")
-                    }
-                case .damaged:
-                    throw archive.damage(member: entry, "the compressed data is damaged (not a valid deflate stream)")
-                case .outOfMemory:
-                    throw FileWrapperError(.ioError, path: archive.path, detail: "zlib could not allocate memory to inflate member \"\(entry)\"")
-                }
-            }
-            let left = Int64(pieceCount) + compressedSize - consumed
-            guard left == 0 else {
-                throw archive.damage(member: entry, "the deflate stream ends \(left) bytes before the compressed data does")
+        case .stored, .deflated:
+            try readOrInflate(fd, dataStart: start, blockSize: blockSize, deliver: deliver)
+        case .bzip2, .lzma, .zstd, .xz, .ppmd:
+            // An empty member has no bytes to decode (and libarchive 3.6.2
+            // fails on the empty LZMA stream Python's zipfile writes for one).
+            if size > 0 {
+                try decodeWithLibArchive(fd, dataStart: start, header: header, blockSize: blockSize, deliver: deliver)
             }
         }
         guard produced == size else {
@@ -162,6 +133,65 @@ final class ZipMemberSource: RegularFileSource {
             throw archive.damage(member: entry, "the contents' CRC-32 is \(Self.hex(UInt32(truncatingIfNeeded: checksum))), the archive gives \(Self.hex(crc))")
         }
         try archive.checkUnchanged(fd)
+    }
+
+    /// Reads a stored member's data, or inflates a deflated one's a step
+    /// at a time (``RawInflater/step(_:into:)``), from `dataStart` in the
+    /// open zip `fd`, in pieces of at most 256 KiB, into blocks of at most
+    /// `blockSize` bytes for `deliver`; the deflate stream must end with
+    /// the compressed data.
+    private func readOrInflate(
+        _ fd: CInt, dataStart start: Int64, blockSize: Int, deliver: (UnsafeRawBufferPointer) throws(FileWrapperError) -> Void
+    ) throws(FileWrapperError) {
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(compressedSize, 1 << 18)) + 1, alignment: 16)
+        defer { input.deallocate() }
+        // Compressed bytes read so far.
+        var consumed: Int64 = 0
+        guard method == .deflated else {
+            while consumed < compressedSize {
+                let piece = UnsafeMutableRawBufferPointer(rebasing: input[..<Int(min(Int64(min(input.count, blockSize)), compressedSize - consumed))])
+                try archive.read(fd, into: piece, at: start + consumed, member: entry)
+                consumed += Int64(piece.count)
+                try deliver(UnsafeRawBufferPointer(piece))
+            }
+            return
+        }
+        guard let inflater = RawInflater() else {
+            throw FileWrapperError(.ioError, path: archive.path, detail: "zlib could not allocate memory to inflate member \"\(entry)\"")
+        }
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(blockSize, max(size, 1))), alignment: 16)
+        defer { output.deallocate() }
+        // Input read in pieces; each expanded into the output block, which is handed on whenever it holds bytes.
+        var (pieceStart, pieceCount) = (0, 0)
+        var ended = false
+        while !ended {
+            if pieceCount == 0, consumed < compressedSize {
+                let count = Int(min(Int64(input.count), compressedSize - consumed))
+                try archive.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: input[..<count]), at: start + consumed, member: entry)
+                consumed += Int64(count)
+                (pieceStart, pieceCount) = (0, count)
+            }
+            switch inflater.step(UnsafeRawBufferPointer(rebasing: input[pieceStart..<(pieceStart + pieceCount)]), into: output) {
+            case .progress(let took, let made, let end):
+                (pieceStart, pieceCount) = (pieceStart + took, pieceCount - took)
+                ended = end
+                if made > 0 { try deliver(UnsafeRawBufferPointer(rebasing: output[..<made])) }
+                // With room, zlib always moves unless the input ran out or is not deflate.
+                if took == 0, made == 0, !end {
+                    throw archive.damage(member: entry, pieceCount == 0
+                        ? "the compressed data ends before its deflate stream does"
+                        : "the compressed data is damaged (not a valid deflate stream)")
+                }
+            case .damaged:
+                throw archive.damage(member: entry, "the compressed data is damaged (not a valid deflate stream)")
+            case .outOfMemory:
+                throw FileWrapperError(.ioError, path: archive.path, detail: "zlib could not allocate memory to inflate member \"\(entry)\"")
+            }
+        }
+        let left = Int64(pieceCount) + compressedSize - consumed
+        guard left == 0 else {
+            throw archive.damage(member: entry, "the deflate stream ends \(left) bytes before the compressed data does")
+        }
     }
 
     private static func hex(_ value: UInt32) -> String {

@@ -45,6 +45,11 @@ struct ZipDirectoryEnd {
     /// 22 + 65,535 bytes (a comment may follow it) and the zip64 end record
     /// that its locator points to, and where that end record begins; nil
     /// when there is none, it spans disks, or a zip64 value is out of range.
+    /// When bytes came before the zip (a self-extracting stub) and its
+    /// offsets were not corrected for them, the locator points short of the
+    /// zip64 end record: it is then taken from just before the locator, as
+    /// Info-ZIP's unzip and Python's zipfile take it, when it has no
+    /// extensible data (as every writer makes it).
     static func locate(in source: ArchiveReadSource) -> (end: ZipDirectoryEnd, at: Int64)? {
         guard let total = source.size, total >= Int64(fixedLength) else { return nil }
         let tailLength = Int(min(total, Int64(fixedLength + 0xFFFF)))
@@ -58,11 +63,22 @@ struct ZipDirectoryEnd {
             return (ZipDirectoryEnd(count: UInt64(count), size: UInt64(size), offset: UInt64(offset)), tailStart + Int64(at))
         }
         // Zip64: a locator just before the end record gives the zip64 end record's offset.
-        guard at >= 20, tail.u32(at - 20) == locatorSignature,
-              let end64 = LittleEndianBytes(reading: source, at: Int64(clamping: tail.u64(at - 12)), count: 56),
-              end64.u32(0) == zip64Signature,
+        guard at >= 20, tail.u32(at - 20) == locatorSignature else { return nil }
+        let recorded = Int64(clamping: tail.u64(at - 12))
+        let beforeLocator = tailStart + Int64(at - 20 - zip64FixedLength)
+        guard let end64At = [recorded, beforeLocator].first(where: { startsZip64End(source, at: $0) }),
+              let end64 = LittleEndianBytes(reading: source, at: end64At, count: zip64FixedLength),
               end64.u64(32) <= UInt64(Int.max), end64.u64(40) <= UInt64(Int64.max), end64.u64(48) <= UInt64(Int64.max)
         else { return nil }
-        return (ZipDirectoryEnd(count: end64.u64(32), size: end64.u64(40), offset: end64.u64(48)), Int64(clamping: tail.u64(at - 12)))
+        return (ZipDirectoryEnd(count: end64.u64(32), size: end64.u64(40), offset: end64.u64(48)), end64At)
+    }
+
+    /// The zip64 end record's length without extensible data.
+    private static let zip64FixedLength = 56
+
+    /// Whether a zip64 end record begins at `offset`.
+    private static func startsZip64End(_ source: ArchiveReadSource, at offset: Int64) -> Bool {
+        guard offset >= 0, let bytes = LittleEndianBytes(reading: source, at: offset, count: 4) else { return false }
+        return bytes.u32(0) == zip64Signature
     }
 }

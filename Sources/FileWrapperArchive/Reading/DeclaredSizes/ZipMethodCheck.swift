@@ -30,6 +30,9 @@ final class ZipMethodCheck: DeclaredSizeCheck {
     }
 
     private let budget: MemoryBudget
+    /// Where the input's first byte lies in the zip, for errors: 0 but for
+    /// a member read alone (``ZipMemberStream``).
+    private let archiveOffset: Int64
     /// The span of the input looked at since libarchive last sought
     /// outside it, and its last bytes, fewer than a signature.
     private var looked: Range<Int64> = 0..<0
@@ -37,8 +40,9 @@ final class ZipMethodCheck: DeclaredSizeCheck {
     private var waiting: [LocalHeader] = []
     private var streams: [XZBlockCheck] = []
 
-    init(budget: MemoryBudget) {
+    init(budget: MemoryBudget, archiveOffset: Int64 = 0) {
         self.budget = budget
+        self.archiveOffset = archiveOffset
     }
 
     /// Whether libarchive may read `source` as a zip: it starts as one (a
@@ -108,7 +112,7 @@ final class ZipMethodCheck: DeclaredSizeCheck {
     /// needs, and judges it once it has it.
     private func judge(_ header: inout LocalHeader, gathering bytes: UnsafeRawBufferPointer, at offset: Int64) -> Verdict {
         while true {
-            let verdict = Self.verdict(header.bytes, start: header.start, budget: budget)
+            let verdict = Self.verdict(header.bytes, start: header.start, shownStart: archiveOffset + header.start, budget: budget)
             guard case .needs(let count) = verdict else { return verdict }
             let from = header.start + Int64(header.bytes.count) - offset
             guard from >= 0, from < bytes.count else { return verdict }
@@ -117,8 +121,9 @@ final class ZipMethodCheck: DeclaredSizeCheck {
         }
     }
 
-    /// What a local header's first bytes, `bytes`, call for.
-    private static func verdict(_ bytes: [UInt8], start: Int64, budget: MemoryBudget) -> Verdict {
+    /// What a local header's first bytes, `bytes`, call for; `shownStart`
+    /// is where the header begins in the zip, for the error.
+    private static func verdict(_ bytes: [UInt8], start: Int64, shownStart: Int64, budget: MemoryBudget) -> Verdict {
         guard bytes.count >= ZipLocalHeader.fixedLength else { return .needs(ZipLocalHeader.fixedLength) }
         guard let prefix = ZipLocalHeader.prefix(decoding: LittleEndianBytes(bytes: bytes)),
               !prefix.isEncrypted, [14, 93, 95, 98].contains(prefix.method)
@@ -127,7 +132,7 @@ final class ZipMethodCheck: DeclaredSizeCheck {
         guard bytes.count >= dataStart, let header = ZipLocalHeader(decoding: LittleEndianBytes(bytes: bytes)) else { return .needs(dataStart) }
         let member = PathDisplay.text(header.name.prefix(200))
         func refusal(_ what: String, _ needed: UInt64) -> Verdict {
-            .refused(budget.refusal("the zip member \"\(member)\" at byte \(start) is compressed with \(what), which needs \(needed) bytes of memory to decode"))
+            .refused(budget.refusal("the zip member \"\(member)\" at byte \(shownStart) is compressed with \(what), which needs \(needed) bytes of memory to decode"))
         }
         switch method {
         case 14:
