@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ``fileWrapper(contentsOf:limits:)`` reads the zip's central directory
 /// and nothing else; a regular file's member is read on first use, alone,
-/// inflated and checked (size, CRC-32) as it is read. ``write(_:to:options:)``
+/// decoded and checked (size, CRC-32) as it is read. ``write(_:to:options:)``
 /// copies every member that was not touched as it is stored, and compresses
 /// only the changed and new ones.
 public enum ZipContainer {
@@ -14,10 +14,14 @@ public enum ZipContainer {
     /// its top-level members. Names are checked as ``ArchiveReader`` checks
     /// them, with its errors, before the tree is built. `limits` bound the
     /// entries, the names and what each member declares (members are read
-    /// one at a time). Members stored or deflated only: another method
-    /// (bzip2, LZMA, zstd), or a zip without a central directory, is
-    /// refused with ``ArchiveError/Code/unsupportedFormat``, and
-    /// ``ArchiveReader`` reads it in memory.
+    /// one at a time; the memory a member's data declares for decoding it
+    /// is held to ``ArchiveReadLimits/maxMemory``). Members may be stored
+    /// or deflated (read here), or compressed with bzip2, LZMA, zstd, xz or
+    /// PPMd (decoded by libarchive over that member alone). A member of
+    /// another method (Deflate64, implode...), which libarchive does not
+    /// decode either, or a zip without a central directory, is refused
+    /// with ``ArchiveError/Code/unsupportedFormat``; an encrypted member
+    /// with ``ArchiveError/Code/encrypted``.
     ///
     /// A member read after the zip at `url` was replaced or written to
     /// fails with ``FileWrapperError/Code/changedOnDisk``; a damaged one

@@ -41,7 +41,7 @@ enum DocumentStorage: Sendable, CustomStringConvertible {
             case .bundle, .flatFile:
                 return try FileWrapper(url: url)
             case .zipContainer:
-                // Lazily, but for what only the in-memory reader reads (members neither stored nor deflated).
+                // Lazily, but for a zip the lazy reader does not read (no central directory, a member of another method).
                 do {
                     return try ZipContainer.fileWrapper(contentsOf: url)
                 } catch let error as ArchiveError where error.code == .unsupportedFormat {
