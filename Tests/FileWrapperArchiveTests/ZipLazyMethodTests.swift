@@ -330,9 +330,10 @@ import TestSupport
         """
 
     /// A zip64 zip (Info-ZIP's `zip -fz`) after a stub, its offsets
-    /// adjusted or not, is read lazily as the in-memory reader reads it
-    /// (and Info-ZIP's unzip and Python's zipfile; bsdtar 3.6.2 refuses the
-    /// unadjusted one).
+    /// adjusted or not, is read lazily, as Info-ZIP's unzip and Python's
+    /// zipfile read it; the adjusted one as the in-memory reader reads it
+    /// too (libarchive 3.6.2 does not read the unadjusted one: bsdtar
+    /// says "Damaged Zip archive", and the in-memory reader finds no entry).
     @Test(arguments: [true, false])
     func aSelfExtractingZip64ReadsLazily(adjusted: Bool) throws {
         let directory = try TemporaryDirectory()
@@ -356,7 +357,9 @@ import TestSupport
         for (path, contents) in files {
             #expect(Array(try ZipContainerReadTests.wrapper(at: path, in: root).readRegularFileContents()) == contents, "\(path)")
         }
-        let inMemory = try ArchiveReader.fileWrapper(contentsOf: zip, formats: .zip)
-        #expect(try ZipContainerSaveTests.files(of: inMemory) == ZipContainerSaveTests.files(of: root))
+        if adjusted {
+            let inMemory = try ArchiveReader.fileWrapper(contentsOf: zip, formats: .zip)
+            #expect(try ZipContainerSaveTests.files(of: inMemory) == ZipContainerSaveTests.files(of: root))
+        }
     }
 }
