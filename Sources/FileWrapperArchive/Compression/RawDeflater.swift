@@ -58,4 +58,36 @@ final class RawDeflater {
         guard complete else { return nil }
         return output.count - Int(stream.pointee.avail_out)
     }
+
+    /// The most bytes a stored block holds: its length is 16 bits.
+    static let storedBlockLimit = 65_535
+
+    /// Writes `input` into `output` as stored blocks (RFC 1951, 3.2.4: a
+    /// header byte, the length and its complement, then the bytes as they
+    /// are), the last one final when `ending` is `.finish`: a piece that
+    /// would not shrink, copied instead of deflated. It must follow a
+    /// byte-aligned piece (the start of the stream, a sync flush, other
+    /// stored blocks), and it ends byte-aligned itself, so that the next
+    /// piece's deflate output can follow it as one stream. Returns the
+    /// number of bytes written, or nil when they do not fit in `output`.
+    static func store(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, ending: Ending) -> Int? {
+        let blocks = max(ending == .finish ? 1 : 0, (input.count + storedBlockLimit - 1) / storedBlockLimit)
+        guard input.count + 5 * blocks <= output.count else { return nil }
+        var written = 0
+        for block in 0..<blocks {
+            let start = block * storedBlockLimit
+            let count = min(storedBlockLimit, input.count - start)
+            // BFINAL in bit 0, BTYPE 00 in bits 1-2, the rest of the byte padding.
+            let final: UInt8 = ending == .finish && block == blocks - 1 ? 1 : 0
+            for byte in [final, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)] {
+                output[written] = byte
+                written += 1
+            }
+            if count > 0 {
+                output.baseAddress!.advanced(by: written).copyMemory(from: input.baseAddress!.advanced(by: start), byteCount: count)
+            }
+            written += count
+        }
+        return written
+    }
 }

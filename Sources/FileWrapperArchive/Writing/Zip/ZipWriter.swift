@@ -17,8 +17,10 @@ import Foundation
 ///   is deflated at all is judged before its header is written, from
 ///   samples spread across the whole file where its source can be read
 ///   ahead, else from its first bytes (see ``storesBetter(_:)``); a stored
-///   one's chunks are only checksummed. Its CRC and compressed size follow
-///   its data in a descriptor.
+///   one's chunks are only checksummed. Within a deflated file, each chunk
+///   that would not shrink is copied as stored blocks of the same deflate
+///   stream instead (see ``DeflateJob``). Its CRC and compressed size
+///   follow its data in a descriptor.
 ///
 /// Jobs finish in any order and are written in the order the entries came,
 /// at most ``maxJobs`` at a time. What a job produces depends only on its
@@ -39,8 +41,10 @@ final class ZipWriter: ArchiveEntryWriter {
     static let sampleCount = 16
     static let sampleLength = 4 << 10
     /// The most deflate workers, whatever the number of cores: each costs
-    /// a zlib stream (270 KiB) and two jobs (290 KiB each), so memory stays
-    /// under 8 MiB on a large machine, which deflates 160 MB/s of text then.
+    /// two zlib streams (270 KiB each: one at the writer's level, one at
+    /// level 1 to judge chunks) and two jobs (290 KiB each), so memory
+    /// stays under 10 MiB on a large machine, which deflates 160 MB/s of
+    /// text then.
     static let maxWorkers = 8
 
     private let archive: String
@@ -93,8 +97,8 @@ final class ZipWriter: ArchiveEntryWriter {
 
     /// The last ``window`` bytes of a large file's previous chunk.
     private let tail: UnsafeMutableRawBufferPointer
-    /// A level-1 stream for ``storesBetter(_:)``, made on first use.
-    private var sampler: RawDeflater?
+    /// The judge for ``storesBetter(_:)``, made on first use.
+    private var judge: StoreJudge?
 
     /// Where the archive's bytes go.
     private let output: StagedSink
@@ -120,12 +124,12 @@ final class ZipWriter: ArchiveEntryWriter {
         output = StagedSink(sink)
         let count = min(max(1, workers), Self.maxWorkers)
         maxJobs = 2 * count + 2
-        self.workers = try CompressionWorkers(count: count, archive: name) { () throws(ArchiveError) -> RawDeflater? in
+        self.workers = try CompressionWorkers(count: count, archive: name) { () throws(ArchiveError) -> DeflateJob.Deflaters? in
             guard let deflateLevel else { return nil }
-            guard let deflater = RawDeflater(level: deflateLevel) else {
+            guard let deflater = RawDeflater(level: deflateLevel), let judge = StoreJudge() else {
                 throw ArchiveError(.libarchive, archive: name, message: "zlib could not allocate a compressor")
             }
-            return deflater
+            return DeflateJob.Deflaters(deflater: deflater, judge: judge)
         }
         tail = .allocate(byteCount: Self.window, alignment: 64)
     }
@@ -284,31 +288,27 @@ final class ZipWriter: ArchiveEntryWriter {
 
     /// Whether a file too large for one chunk is better stored: when
     /// deflate at level 1 saves less than 2 % of `samples` (each deflated
-    /// on its own). Random and already compressed data (images, archives)
-    /// is stored at the cost of one fast pass over 64 KiB, instead of
-    /// deflated to no gain at deflate's slowest; text and other redundant
-    /// data save far more than that. Samples from across the file catch a
-    /// file that starts with random bytes and goes on with text (a media
-    /// header then metadata, a container of mixed parts): it is deflated,
-    /// as Info-ZIP deflates it.
+    /// on its own; ``StoreJudge/savesLittle(_:)``), at the cost of one fast
+    /// pass over 64 KiB. Samples from across the file catch a file that
+    /// starts with random bytes and goes on with text (a media header then
+    /// metadata, a container of mixed parts): it is deflated, as Info-ZIP
+    /// deflates it, its random chunks stored within the deflate stream.
     private func storesBetter(_ samples: [[UInt8]]) throws -> Bool {
-        if sampler == nil {
-            guard let made = RawDeflater(level: 1) else {
+        if judge == nil {
+            guard let made = StoreJudge() else {
                 throw ArchiveError(.libarchive, archive: archive, message: "zlib could not allocate a compressor")
             }
-            sampler = made
+            judge = made
         }
-        let sampled = samples.reduce(0) { $0 + $1.count }
-        guard sampled > 0 else { return false }
-        let room = UnsafeMutableRawBufferPointer.allocate(byteCount: samples.map(\.count).max()!, alignment: 16)
-        defer { room.deallocate() }
-        var deflated = 0
-        for sample in samples {
-            deflated += sample.withUnsafeBytes { bytes in
-                sampler!.compress(bytes, dictionary: UnsafeRawBufferPointer(start: nil, count: 0), into: room, ending: .finish)
-            } ?? sample.count
+        let joined = [UInt8](samples.joined())
+        return joined.withUnsafeBytes { all in
+            var start = 0
+            let pieces = samples.map { sample in
+                defer { start += sample.count }
+                return UnsafeRawBufferPointer(rebasing: all[start..<start + sample.count])
+            }
+            return judge!.savesLittle(pieces)
         }
-        return deflated > sampled - sampled / 50
     }
 
     /// Puts a job at the end of the line, to be filled: a spare one, a new
