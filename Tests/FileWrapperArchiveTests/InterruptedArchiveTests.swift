@@ -40,24 +40,10 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let sources = try Self.writeVersions(files: 240, in: directory)
         let archive = directory.appending("Doc.zip")
-        func pack(_ version: String) -> [String] { ["pack", "zip", sources[version]!.path, archive.path, "--reproducible"] }
-        _ = try KillHarness.measure(pack("A"))
-        let a = try Data(contentsOf: archive)
-        let duration = try KillHarness.measure(pack("B"))
-        let versions = ["A": a, "B": try Data(contentsOf: archive)]
-
-        var current = "B"
-        var packing = "A"
-        return try KillHarness.killRepeatedly(target: archive, kills: packKills, maximumRuns: 300, duration: duration) {
-            packing = current == "A" ? "B" : "A"
-            return pack(packing)
-        } check: { run in
-            let onDisk = try Data(contentsOf: archive)
-            guard let found = versions.first(where: { $0.value == onDisk })?.key else {
-                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished run") the archive is neither version (\(onDisk.count) bytes)")
-            }
-            guard run.killed || found == packing else { throw KillHarness.Failure("a finished pack left version \(found)") }
-            current = found
+        return try KillHarness.alternateVersions(of: archive, kills: packKills) {
+            ["pack", "zip", sources[$0]!.path, archive.path, "--reproducible"]
+        } contents: {
+            try Data(contentsOf: $0)
         }
     }
 
@@ -106,23 +92,10 @@ import TestSupport
             _ = try KillHarness.measure(["pack", "tar.gz", sources[version]!.path, archives[version]!.path])
         }
         let destination = directory.appending("Unpacked")
-        _ = try KillHarness.measure(["unpack", archives["A"]!.path, destination.path])
-        let a = try Self.unpacked(destination)
-        let duration = try KillHarness.measure(["unpack", archives["B"]!.path, destination.path, "--force"])
-        let versions = ["A": a, "B": try Self.unpacked(destination)]
-
-        var current = "B"
-        var unpacking = "A"
-        return try KillHarness.killRepeatedly(target: destination, kills: unpackKills, maximumRuns: 300, duration: duration) {
-            unpacking = current == "A" ? "B" : "A"
-            return ["unpack", archives[unpacking]!.path, destination.path, "--force"]
-        } check: { run in
-            let onDisk = try Self.unpacked(destination)
-            guard let found = versions.first(where: { $0.value == onDisk })?.key else {
-                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished run") the destination is neither version:\n\(onDisk)")
-            }
-            guard run.killed || found == unpacking else { throw KillHarness.Failure("a finished unpack left version \(found)") }
-            current = found
+        return try KillHarness.alternateVersions(of: destination, kills: unpackKills) {
+            ["unpack", archives[$0]!.path, destination.path, "--force"]
+        } contents: {
+            try Self.unpacked($0)
         }
     }
 }

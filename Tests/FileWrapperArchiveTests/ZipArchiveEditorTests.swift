@@ -106,29 +106,22 @@ import TestSupport
         var files = ZipContainerReadTests.documentFiles(seed: 11)
         files += (1...TestSizes.pick(full: 8, reduced: 3)).map { ("media/large\($0).bin", random.bytes(1 << 20)) }
         let zip = try ZipContainerReadTests.infoZipDocument(files, in: directory)
-        var versions: [String: [String: [UInt8]]] = [:]
+        var states: [String: [UInt8]] = [:]
         for version in ["A", "B"] {
-            let state = Array(String(repeating: "version \(version) of the state\n", count: 10_000).utf8)
-            try Data(state).write(to: directory.appending("\(version).state"))
-            versions[version] = Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0.contents) })
-            versions[version]!["state.txt"] = state
+            states[version] = Array(String(repeating: "version \(version) of the state\n", count: 10_000).utf8)
+            try Data(states[version]!).write(to: directory.appending("\(version).state"))
         }
-        func edit(_ version: String) -> [String] { ["edit-zip", zip.path, "state.txt", directory.appending("\(version).state").path] }
-        _ = try KillHarness.measure(edit("A"))
-        let duration = try KillHarness.measure(edit("B"))
-
-        var current = "B"
-        var editing = "A"
-        return try KillHarness.killRepeatedly(target: zip, kills: kills, maximumRuns: 200, duration: duration) {
-            editing = current == "A" ? "B" : "A"
-            return edit(editing)
-        } check: { run in
-            let onDisk = try members(of: zip)
-            guard let found = versions.first(where: { $0.value == onDisk })?.key else {
-                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished edit") the zip holds neither version")
+        let others = Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0.contents) })
+        return try KillHarness.alternateVersions(of: zip, kills: kills, maximumRuns: 200) {
+            ["edit-zip", zip.path, "state.txt", directory.appending("\($0).state").path]
+        } contents: { url in
+            // Which state the zip holds, with every other member whole.
+            var members = try Self.members(of: url)
+            let state = members.removeValue(forKey: "state.txt")
+            guard members == others, let version = states.first(where: { $0.value == state })?.key else {
+                throw KillHarness.Failure("the zip holds neither version")
             }
-            guard run.killed || found == editing else { throw KillHarness.Failure("a finished edit left version \(found)") }
-            current = found
+            return version
         }
     }
 }

@@ -46,26 +46,11 @@ import TestSupport
             try Disk.writeVersion(version, files: files, size: 10_000, at: sources[version]!)
         }
         let document = directory.appending(name)
+        // A save opens the document: it must exist.
         _ = try KillHarness.measure(command + [sources["A"]!.path, document.path])
-        func save(_ version: String) -> [String] { ["save-document", sources[version]!.path, document.path] }
-        _ = try KillHarness.measure(save("B"))
-        let b = try contents(document)
-        let duration = try KillHarness.measure(save("A"))
-        let versions = ["A": try contents(document), "B": b]
-
-        var current = "A"
-        var saving = "B"
-        return try KillHarness.killRepeatedly(target: document, kills: kills, maximumRuns: 300, duration: duration) {
-            saving = current == "A" ? "B" : "A"
-            return save(saving)
-        } check: { run in
-            let onDisk = try contents(document)
-            guard let found = versions.first(where: { $0.value == onDisk })?.key else {
-                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished save") the document is neither version")
-            }
-            guard run.killed || found == saving else { throw KillHarness.Failure("a finished save left version \(found)") }
-            current = found
-        }
+        return try KillHarness.alternateVersions(of: document, kills: kills, writing: {
+            ["save-document", sources[$0]!.path, document.path]
+        }, contents: contents)
     }
 
     /// The regular files of the zip container at `url` by path: what the

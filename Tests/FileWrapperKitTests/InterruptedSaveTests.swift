@@ -22,24 +22,11 @@ import TestSupport
             sources[version] = directory.appending("\(version).source")
             try Disk.writeVersion(version, files: 120, size: 10_000, at: sources[version]!)
         }
-        let trees = try sources.mapValues { try DiskTree($0, directoryTimes: false) }
         let document = directory.appending("Doc.package")
-        func save(_ version: String) -> [String] { ["save", sources[version]!.path, document.path] }
-        _ = try KillHarness.measure(save("A"))
-        let duration = try KillHarness.measure(save("B"))
-
-        var current = "B"
-        var saving = "A"
-        return try KillHarness.killRepeatedly(target: document, kills: kills, maximumRuns: 240, duration: duration) {
-            saving = current == "A" ? "B" : "A"
-            return save(saving)
-        } check: { run in
-            let onDisk = try DiskTree(document, directoryTimes: false)
-            guard let found = trees.first(where: { $0.value == onDisk })?.key else {
-                throw KillHarness.Failure("after \(run.killed ? "a kill" : "a finished save") the document is neither version:\n\(onDisk)")
-            }
-            guard run.killed || found == saving else { throw KillHarness.Failure("a finished save left version \(found)") }
-            current = found
+        return try KillHarness.alternateVersions(of: document, kills: kills, maximumRuns: 240) {
+            ["save", sources[$0]!.path, document.path]
+        } contents: {
+            try DiskTree($0, directoryTimes: false)
         }
     }
 }

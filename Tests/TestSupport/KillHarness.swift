@@ -157,6 +157,48 @@ public enum KillHarness {
     }
 }
 
+extension KillHarness {
+    /// The loop of every test of an interrupted write: writes version A of
+    /// `target`, then version B (`fwk-test-child write(version)...`, each
+    /// run to its end; the second one's duration starts the kills' timing),
+    /// then alternates the two versions, killing the writer at random
+    /// instants (``killRepeatedly(target:kills:maximumRuns:duration:prepare:check:)``)
+    /// until `kills` runs were killed mid-write.
+    ///
+    /// After every run, `contents` reads the target, which must be one of
+    /// the two versions whole (a writer that is not atomic leaves a mix, a
+    /// part or nothing), and after a run that finished, the version that run
+    /// wrote. The two versions must read differently.
+    public static func alternateVersions<Contents: Equatable>(
+        of target: URL, kills: Int, maximumRuns: Int = 300,
+        writing write: (_ version: String) -> [String],
+        contents: (URL) throws -> Contents
+    ) throws -> Tally {
+        let names = ["A", "B"]
+        _ = try measure(write(names[0]))
+        let a = try contents(target)
+        let duration = try measure(write(names[1]))
+        let versions = [a, try contents(target)]
+        guard versions[0] != versions[1] else { throw Failure("versions A and B of \(target.lastPathComponent) read the same") }
+
+        var current = 1
+        var writing = 0
+        return try killRepeatedly(target: target, kills: kills, maximumRuns: maximumRuns, duration: duration) {
+            writing = 1 - current
+            return write(names[writing])
+        } check: { run in
+            let onDisk = try contents(target)
+            guard let found = versions.firstIndex(of: onDisk) else {
+                throw Failure("after \(run.killed ? "a kill" : "a finished run") \(target.lastPathComponent) is neither version")
+            }
+            guard run.killed || found == writing else {
+                throw Failure("a finished run writing version \(names[writing]) left version \(names[found])")
+            }
+            current = found
+        }
+    }
+}
+
 /// What is around a target: the other names in its directory and the
 /// status of everything below them. An operation on the target must change
 /// nothing of it; it may leave temporaries of its own
