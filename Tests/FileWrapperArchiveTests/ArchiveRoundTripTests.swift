@@ -2,6 +2,7 @@ import FileWrapperArchive
 import FileWrapperKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Every format we write gives back the tree: names (non-ASCII included),
 /// kinds, bytes, permission bits, symlink targets, empty directories and
@@ -20,7 +21,7 @@ import Testing
             wrapper.attributes = .init(permissions: 0o755, modificationDate: time)
             return wrapper
         }
-        let binary = FileWrapper(regularFileWithContents: Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }))
+        let binary = FileWrapper(regularFileWithContents: Data([UInt8](count: 300_000) { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }))
         binary.attributes = .init(permissions: 0o600, modificationDate: time)
         let link = FileWrapper(symbolicLinkWithDestination: "../Entries/Caf\u{E9}.md")
         link.attributes.modificationDate = time

@@ -19,7 +19,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: root.appendingPathComponent("empty folder"), withIntermediateDirectories: true)
         for index in 0..<12 {
             let size = (256 << 10) + [-1, 0, 1, 4096][index % 4] + index * 9973
-            let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+            let bytes = Data([UInt8](count: size) { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
             try Disk.write(bytes, to: root.appendingPathComponent("large/part \(index).bin"), mode: index.isMultiple(of: 3) ? 0o755 : 0o644)
         }
         for index in 0..<300 {

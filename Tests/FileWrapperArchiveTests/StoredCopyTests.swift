@@ -14,7 +14,7 @@ import TestSupport
 @Suite struct StoredCopyTests {
     /// Contents larger than the unpacker gives its workers (128 KiB).
     static func large(_ size: Int, seed: Int) -> [UInt8] {
-        (0..<size).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 7 &+ seed) }
+        [UInt8](count: size) { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 7 &+ seed) }
     }
 
     @Test func largeFilesAreCopiedWithoutReadingThem() throws {

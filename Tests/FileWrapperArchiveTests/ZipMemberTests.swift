@@ -16,11 +16,11 @@ import TestSupport
 
     static func text(_ count: Int, seed: Int) -> [UInt8] {
         let words = Array("lorem ipsum dolor sit amet \(seed) consectetur adipiscing elit\n".utf8)
-        return (0..<count).map { words[($0 &* 7 / 5 &+ seed) % words.count] }
+        return [UInt8](count: count) { words[($0 &* 7 / 5 &+ seed) % words.count] }
     }
 
     static func noise(_ count: Int, seed: Int) -> [UInt8] {
-        (0..<count).map { UInt8(truncatingIfNeeded: ($0 &+ seed &* 977) &* 2_654_435_761 >> 13) }
+        [UInt8](count: count) { UInt8(truncatingIfNeeded: ($0 &+ seed &* 977) &* 2_654_435_761 >> 13) }
     }
 
     /// Opens `url` as libarchive's reader would see it, for ``ZipDirectory``.

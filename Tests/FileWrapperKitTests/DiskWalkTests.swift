@@ -21,7 +21,7 @@ import TestSupport
         var large: [String: Data] = [:]
         for (index, size) in [ContentHashing.blockSize * 3 + 17, ContentHashing.blockSize + 1, ContentHashing.blockSize, 5_000_000].enumerated() {
             let name = "d\(index % 5)/large \(index).bin"
-            large[name] = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+            large[name] = Data([UInt8](count: size) { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
             try Disk.write(large[name]!, to: root.appendingPathComponent(name))
         }
         try Disk.write(Data(), to: root.appendingPathComponent("empty file"))

@@ -17,7 +17,7 @@ import TestSupport
         try Disk.write("secret", to: root.appendingPathComponent("private.txt"), mode: 0o600)
         try Disk.write("Lisbon", to: root.appendingPathComponent("Entries/Caf\u{E9} Pr\u{E9}f\u{E9}r\u{E9}.md"))
         try Disk.write("Tokyo", to: root.appendingPathComponent("Entries/\u{6771}\u{4EAC}.md"))
-        try Disk.write(Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }), to: root.appendingPathComponent("Media/blob.bin"))
+        try Disk.write(Data([UInt8](count: 300_000) { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }), to: root.appendingPathComponent("Media/blob.bin"))
         try Disk.write(Data(), to: root.appendingPathComponent("Media/empty.bin"))
         try manager.createDirectory(at: root.appendingPathComponent("Drafts/Nested Empty"), withIntermediateDirectories: true)
         try manager.createSymbolicLink(atPath: root.appendingPathComponent("Latest.md").path, withDestinationPath: "Entries/\u{6771}\u{4EAC}.md")
