@@ -4,14 +4,14 @@ import Testing
 import TestSupport
 
 /// Pack and unpack killed (SIGKILL) at random instants, in a child process,
-/// at least 50 times mid-pack and 40 mid-unpack (a fifth of that in a
-/// reduced run, ``TestSizes``): the archive or the unpacked tree
+/// at least 50 times mid-pack and 40 mid-unpack (4 in a reduced run,
+/// ``KillHarness/kills(full:)``): the archive or the unpacked tree
 /// is the old version or the new one, whole (an unpack into a fresh
 /// destination leaves nothing or the whole tree); nothing beside it
 /// changes; what a killed run left, the next run removes.
 @Suite struct InterruptedArchiveTests {
-    static let packKills = TestSizes.pick(full: 50, reduced: 10)
-    static let unpackKills = TestSizes.pick(full: 40, reduced: 8)
+    static let packKills = KillHarness.kills(full: 50)
+    static let unpackKills = KillHarness.kills(full: 40)
 
     /// Each version's package: `files` files of 10 kB.
     static func writeVersions(files: Int, in directory: TemporaryDirectory) throws -> [String: URL] {

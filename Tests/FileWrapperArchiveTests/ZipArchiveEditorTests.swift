@@ -84,11 +84,11 @@ import TestSupport
 }
 
 /// An edit killed (SIGKILL) at random instants, in a child process
-/// (`fwk-test-child edit-zip`), at least 20 times mid-edit (5 in a reduced
-/// run): the zip holds the old version of the edited member or the new
+/// (`fwk-test-child edit-zip`), at least 20 times mid-edit (4 in a reduced
+/// run, ``KillHarness/kills(full:)``): the zip holds the old version of the edited member or the new
 /// one, and every other member whole; nothing beside it changes.
 @Suite struct KilledZipEditTests {
-    static let kills = TestSizes.pick(full: 20, reduced: 5)
+    static let kills = KillHarness.kills(full: 20)
 
     /// The regular files of the zip at `url`, read in memory by ``ArchiveReader``.
     static func members(of url: URL) throws -> [String: [UInt8]] {

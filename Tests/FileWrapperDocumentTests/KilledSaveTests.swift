@@ -6,7 +6,7 @@ import TestSupport
 
 /// What must hold (4): a document killed mid-save (SIGKILL, at random
 /// instants, at least 40 times mid-save for a bundle and 30 for a zip
-/// container; a fifth of that in a reduced run, ``TestSizes``) is the old
+/// container; 4 in a reduced run, ``KillHarness/kills(full:)``) is the old
 /// version or the new one, whole; nothing beside it
 /// changes; the next save removes what a killed one left.
 ///
@@ -14,8 +14,8 @@ import TestSupport
 /// a DocumentController, makes its files those of the other version (a few
 /// hundred files; one unchanged, which a bundle links) and saves in place.
 @Suite struct KilledSaveTests {
-    static let bundleKills = TestSizes.pick(full: 40, reduced: 8)
-    static let zipKills = TestSizes.pick(full: 30, reduced: 6)
+    static let bundleKills = KillHarness.kills(full: 40)
+    static let zipKills = KillHarness.kills(full: 30)
 
     @Test func aBundleKilledMidSaveIsOldOrNewWhole() async throws {
         let tally = try await onThreadOfItsOwn {

@@ -3,12 +3,12 @@ import Testing
 import TestSupport
 
 /// An atomic save over an existing package, killed (SIGKILL) at random
-/// instants in a child process, at least 30 times mid-save (6 in a reduced
-/// run, ``TestSizes``): the document is
+/// instants in a child process, at least 30 times mid-save (4 in a reduced
+/// run, ``KillHarness/kills(full:)``): the document is
 /// the old version or the new one, whole; nothing beside it changes; the
 /// next save removes what the killed ones left.
 @Suite struct InterruptedSaveTests {
-    static let kills = TestSizes.pick(full: 30, reduced: 6)
+    static let kills = KillHarness.kills(full: 30)
 
     @Test func killedAtRandomInstantsTheDocumentIsOldOrNewWhole() async throws {
         let tally = try await onThreadOfItsOwn(Self.killSaves)

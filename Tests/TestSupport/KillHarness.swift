@@ -56,6 +56,16 @@ public enum KillHarness {
 
     public static let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child")
 
+    /// How many kills a test makes: `full` at full size (`make test`,
+    /// where the kills prove atomicity), 4 in a reduced run (``TestSizes``:
+    /// the sanitizer runs, where what is new is the writer's memory and
+    /// threads, which its finished runs check, and a killed run's leftovers
+    /// removed by the next; the non-atomic writers these tests were checked
+    /// against left a mix at the first kill).
+    public static func kills(full: Int) -> Int {
+        TestSizes.pick(full: full, reduced: 4)
+    }
+
     /// Runs `fwk-test-child arguments...` to its end and returns how long
     /// its operation took; throws unless it succeeded.
     public static func measure(_ arguments: [String]) throws -> TimeInterval {
