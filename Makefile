@@ -64,7 +64,8 @@ test: setup-test fixtures
 ## for the ones outside our code that Tools/sanitizers/lsan.supp lists) and
 ## ThreadSanitizer (data races), each in its own build folder. CI runs it.
 ## Every suite runs; sizes are cut where size proves nothing more
-## (FWK_TEST_SIZES=reduced: lower limits, zip64 thresholds and kill counts,
+## (FWK_TEST_SIZES=reduced: lower limits, zip64 thresholds, 4 kills a kill
+## test, bsdtar's listings of the corpus compared in the plain run only;
 ## see Tests/TestSupport/TestSizes.swift), and allocations are recorded
 ## with the fast unwinder. The full sizes and the precise unwinder are
 ## the slow tier, `make test-slow`.

@@ -57,11 +57,12 @@ public enum KillHarness {
     public static let child = Disk.productsDirectory.appendingPathComponent("fwk-test-child")
 
     /// How many kills a test makes: `full` at full size (`make test`,
-    /// where the kills prove atomicity), 4 in a reduced run (``TestSizes``:
+    /// where the kills test atomicity), 4 in a reduced run (``TestSizes``:
     /// the sanitizer runs, where what is new is the writer's memory and
-    /// threads, which its finished runs check, and a killed run's leftovers
-    /// removed by the next; the non-atomic writers these tests were checked
-    /// against left a mix at the first kill).
+    /// threads, which its finished runs check, and a killed run's leftovers,
+    /// which the next removes). Four kills still catch a writer that writes
+    /// in place; a writer whose window is only its last few milliseconds
+    /// needs the full count.
     public static func kills(full: Int) -> Int {
         TestSizes.pick(full: full, reduced: 4)
     }

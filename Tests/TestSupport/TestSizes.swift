@@ -8,7 +8,9 @@ import Foundation
 /// Every test runs in every run; a reduced run only lowers a limit or a
 /// count where the full size proves nothing the reduced one does not (a
 /// byte limit of 64 MiB refuses a bomb as a limit of 4 GiB does; zip64 at
-/// a lowered threshold writes the same records as at 4 GiB), as swift-nio
+/// a lowered threshold writes the same records as at 4 GiB; 4 kills of a
+/// writer, ``KillHarness/kills(full:)``), or leaves out a comparison no
+/// build changes (CorpusTests' with bsdtar's listings), as swift-nio
 /// keeps its 4 GB tests and swift-collections its long tests for a tier
 /// of their own.
 public enum TestSizes {
