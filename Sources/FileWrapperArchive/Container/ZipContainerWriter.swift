@@ -8,9 +8,7 @@ import Glibc
 /// compressed data and descriptor go from the old zip to the new one with
 /// `copy_file_range`, never inflated or deflated, and get a central record
 /// with their new offset. Every other member goes through ``ZipWriter``,
-/// deflated on every core; one written just before a copied member is
-/// padded so that the copy lands where it lay modulo a page
-/// (``ZipWriter/alignEnd(ofNextEntryAt:)``).
+/// deflated on every core.
 ///
 /// Members keep the order of the zip the tree came from (a stored
 /// `mimetype` stays first); members that are new go at the end, in the
@@ -65,7 +63,7 @@ struct ZipContainerWriter {
             let clock = EntryClock(options)
             for (position, index) in plan.enumerated() {
                 let entry = entries[index]
-                if let member = Self.storedCopy(of: entry.wrapper),
+                if let member = entry.wrapper.regularFileSource as? ZipMemberSource, member.attributes == entry.wrapper.attributes,
                    let copy = try sources.copy(of: member, orFromMemory: entry.wrapper, archive: archive, entry: entry.path) {
                     try writer.writeCopiedMember(length: copy.length, centralRecord: { offset, thresholds in
                         Self.centralRecord(member.centralRecord, offset: offset, thresholds: thresholds)
@@ -73,9 +71,6 @@ struct ZipContainerWriter {
                         try copies.add(copy.length, from: copy.fd, at: member.localHeaderOffset, of: member, entry: entry.path)
                     })
                 } else {
-                    if position + 1 < plan.count, let next = Self.storedCopy(of: entries[plan[position + 1]].wrapper) {
-                        writer.alignEnd(ofNextEntryAt: Int(next.localHeaderOffset % Int64(ZipWriter.alignmentBoundary)))
-                    }
                     try ArchiveWriter.writeEntry(entry.wrapper, path: entry.path, to: writer, clock: clock, options: options,
                                                  stored: position == 0 && entry.path == options.firstStoredEntry)
                 }
@@ -91,13 +86,6 @@ struct ZipContainerWriter {
             throw error
         }
         if let written { Self.rebind(entries, toZipAt: url, identity: written) }
-    }
-
-    /// The member `wrapper` is copied from as stored: the one it reads from
-    /// a zip, while it has the attributes it was read with.
-    private static func storedCopy(of wrapper: FileWrapper) -> ZipMemberSource? {
-        guard let member = wrapper.regularFileSource as? ZipMemberSource, member.attributes == wrapper.attributes else { return nil }
-        return member
     }
 
     /// The tree's entries in ``ArchiveWriter``'s order: depth first, each

@@ -139,30 +139,9 @@ final class ZipWriter: ArchiveEntryWriter {
         tail.deallocate()
     }
 
-    /// The page size that ``alignEnd(ofNextEntryAt:)`` aligns to.
-    static let alignmentBoundary = 4096
-
-    /// Where the bytes after the next entry are to begin, modulo
-    /// ``alignmentBoundary``.
-    private var nextEndAlignment: Int?
-
-    /// Asks that the bytes after the next entry begin at `remainder` modulo
-    /// ``alignmentBoundary``, by padding its local header with an
-    /// alignment field as Android's `zipalign` writes it: where a member
-    /// copied as stored follows (``ZipContainerWriter``), so that it lands
-    /// where it lay in its own zip modulo a page, and `copy_file_range`
-    /// copies whole pages (a third faster than pages taken from two). Only
-    /// an entry whose sizes are known when its header is written (one
-    /// that needs no data descriptor), and not a ``plain`` one, is padded.
-    func alignEnd(ofNextEntryAt remainder: Int) {
-        nextEndAlignment = remainder
-    }
-
     func writeHeader(_ header: ArchiveEntryHeader, stored: Bool) throws {
         precondition(receiving == nil, "an entry's header came before the previous file's bytes all did")
         let entry = ZipEntry(header, plain: stored, thresholds: thresholds)
-        if !stored { entry.endAlignment = nextEndAlignment }
-        nextEndAlignment = nil
         switch header.kind {
         case .directory:
             try addToBatch(entry, count: 0, work: .checksum)
@@ -409,13 +388,6 @@ final class ZipWriter: ArchiveEntryWriter {
                     entry.compressedSize = UInt64(data.count)
                 }
                 entry.offset = output.position
-                if let remainder = entry.endAlignment, part.last, !entry.hasDescriptor {
-                    let boundary = Self.alignmentBoundary
-                    let end = Int(output.position % UInt64(boundary)) + entry.localHeader.count + data.count
-                    var padding = ((remainder - end) % boundary + boundary) % boundary
-                    if padding > 0, padding < ZipExtraFields.alignmentFieldLength { padding += boundary }
-                    entry.padding = padding
-                }
                 try entry.localHeader.withUnsafeBytes { try output.write($0, entry: entry.path) }
             }
             if entry.hasDescriptor {
