@@ -122,7 +122,7 @@ let package = Package(
         // Temporary directories and trees on disk, read independently of the library.
         .target(
             name: "TestSupport",
-            dependencies: ["CFileSystem"],
+            dependencies: ["FileWrapperKit", "CFileSystem"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

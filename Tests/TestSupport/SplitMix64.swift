@@ -1,3 +1,5 @@
+import FileWrapperKit
+
 /// A seeded random number generator, so that a test's random data is the
 /// same on every run and a failure can be replayed: SplitMix64 (Steele,
 /// Lea and Flood), as swift-algorithms' tests use it.
@@ -20,7 +22,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// `UInt8.random(in:)` in a closure makes them, is slow in debug and
     /// sanitizer builds).
     public mutating func bytes(_ count: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        [UInt8](raceFreeUninitializedCapacity: count) { buffer, initialized in
             var index = 0
             while index < count {
                 var word = next()

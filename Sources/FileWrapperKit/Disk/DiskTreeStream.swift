@@ -66,7 +66,7 @@ package final class DiskFileContents: @unchecked Sendable {
         try offsets.map { offset in
             let count = max(0, min(length, size - offset))
             if let buffer { return Array(buffer[offset..<offset + count]) }
-            return try [UInt8](unsafeUninitializedCapacity: count) { bytes, filled in
+            return try [UInt8](raceFreeUninitializedCapacity: count) { bytes, filled in
                 filled = try Syscall.read(fd, at: offset, into: UnsafeMutableRawBufferPointer(bytes), path: { self.path })
             }
         }

@@ -21,7 +21,7 @@ extension FileWrapper {
         defer { Syscall.close(fd) }
         let size = Int(file.identity.size)
         return try offsets.map { offset in
-            try [UInt8](unsafeUninitializedCapacity: max(0, min(length, size - offset))) { bytes, filled in
+            try [UInt8](raceFreeUninitializedCapacity: max(0, min(length, size - offset))) { bytes, filled in
                 filled = try Syscall.read(fd, at: offset, into: UnsafeMutableRawBufferPointer(bytes), path: { file.path })
             }
         }

@@ -68,7 +68,7 @@ final class DiskTreeWalk: @unchecked Sendable {
         if let failure { throw failure }
         // Each chunk is moved in and freed in turn, so that the entries
         // are never in memory twice.
-        let entries = Array(unsafeUninitializedCapacity: entryCount) { buffer, count in
+        let entries = Array(raceFreeUninitializedCapacity: entryCount) { buffer, count in
             while let chunk = chunks.popLast() {
                 count += chunk.moveEntries(to: buffer.baseAddress! + count)
             }
