@@ -8,7 +8,9 @@ import Glibc
 /// compressed data and descriptor go from the old zip to the new one with
 /// `copy_file_range`, never inflated or deflated, and get a central record
 /// with their new offset. Every other member goes through ``ZipWriter``,
-/// deflated on every core.
+/// deflated on every core; one written just before a copied member is
+/// padded so that the copy lands where it lay modulo a page
+/// (``ZipWriter/alignEnd(ofNextEntryAt:)``).
 ///
 /// Members keep the order of the zip the tree came from (a stored
 /// `mimetype` stays first); members that are new go at the end, in the
@@ -63,14 +65,17 @@ struct ZipContainerWriter {
             let clock = EntryClock(options)
             for (position, index) in plan.enumerated() {
                 let entry = entries[index]
-                if let member = entry.wrapper.regularFileSource as? ZipMemberSource, member.attributes == entry.wrapper.attributes,
+                if let member = Self.storedCopy(of: entry.wrapper),
                    let copy = try sources.copy(of: member, orFromMemory: entry.wrapper, archive: archive, entry: entry.path) {
                     try writer.writeCopiedMember(length: copy.length, centralRecord: { offset, thresholds in
                         Self.centralRecord(member.centralRecord, offset: offset, thresholds: thresholds)
-                    }, copy: {
-                        try copies.add(copy.length, from: copy.fd, at: member.localHeaderOffset, of: member, entry: entry.path)
+                    }, copy: { offset in
+                        try copies.add(copy.length, from: copy.fd, at: member.localHeaderOffset, to: offset, of: member, entry: entry.path)
                     })
                 } else {
+                    if position + 1 < plan.count, let next = Self.storedCopy(of: entries[plan[position + 1]].wrapper) {
+                        writer.alignEnd(ofNextEntryAt: Int(next.localHeaderOffset % Int64(ZipWriter.alignmentBoundary)))
+                    }
                     try ArchiveWriter.writeEntry(entry.wrapper, path: entry.path, to: writer, clock: clock, options: options,
                                                  stored: position == 0 && entry.path == options.firstStoredEntry)
                 }
@@ -86,6 +91,13 @@ struct ZipContainerWriter {
             throw error
         }
         if let written { Self.rebind(entries, toZipAt: url, identity: written) }
+    }
+
+    /// The member `wrapper` is copied from as stored: the one it reads from
+    /// a zip, while it has the attributes it was read with.
+    private static func storedCopy(of wrapper: FileWrapper) -> ZipMemberSource? {
+        guard let member = wrapper.regularFileSource as? ZipMemberSource, member.attributes == wrapper.attributes else { return nil }
+        return member
     }
 
     /// The tree's entries in ``ArchiveWriter``'s order: depth first, each
@@ -218,14 +230,27 @@ struct ZipContainerWriter {
 /// next bytes written, the central directory at the latest); the zip
 /// writer meanwhile counts their length
 /// (``ZipWriter/writeCopiedMember(length:centralRecord:copy:)``).
+///
+/// The kernel copies a run a quarter faster when the offsets it writes at
+/// begin on a 64 KiB boundary, where the page cache keeps whole large
+/// folios (on 6.18: 0.34 s for 1 GiB against 0.42 s from a 4 KiB boundary
+/// and 0.46 s from anywhere; docs/performance.md): the bytes up to the
+/// first such boundary go through memory, the rest with `copy_file_range`
+/// in pieces that keep to the boundaries.
 private final class CopyRun {
+    /// The boundary the kernel's copies begin on.
+    static let boundary = 64 << 10
+
     private let destination: CInt
     /// The zip written, as errors name it.
     private let name: String
     private let writeback: WritebackStarter?
-    /// The run so far: where in which zip it begins, its length, and the
-    /// last member in it, whose entry an error names.
-    private var run: (fd: CInt, start: Int64, length: Int, member: ZipMemberSource, entry: String)?
+    /// The run so far: where in which zip it begins, where it goes in the
+    /// zip written, its length, and the last member in it, whose entry an
+    /// error names.
+    private var run: (fd: CInt, start: Int64, target: UInt64, length: Int, member: ZipMemberSource, entry: String)?
+    /// Where the bytes before a boundary pass, made on first use.
+    private var head: UnsafeMutableRawBufferPointer?
 
     init(to destination: CInt, named name: String, writeback: WritebackStarter?) {
         self.destination = destination
@@ -233,23 +258,40 @@ private final class CopyRun {
         self.writeback = writeback
     }
 
+    deinit {
+        head?.deallocate()
+    }
+
     /// Adds the `length` bytes at `offset` of `fd` (the zip of `member`,
-    /// which `entry` names in the tree) to the run, or begins another.
-    func add(_ length: Int, from fd: CInt, at offset: Int64, of member: ZipMemberSource, entry: String) throws {
+    /// which `entry` names in the tree), which go at `target` in the zip
+    /// written, to the run, or begins another.
+    func add(_ length: Int, from fd: CInt, at offset: Int64, to target: UInt64, of member: ZipMemberSource, entry: String) throws {
         if let current = run, current.fd == fd, current.start + Int64(current.length) == offset {
-            run = (fd, current.start, current.length + length, member, entry)
+            run = (fd, current.start, current.target, current.length + length, member, entry)
             return
         }
         try flush()
-        run = (fd, offset, length, member, entry)
+        run = (fd, offset, target, length, member, entry)
     }
 
-    /// Copies the run, if any, to the end of the zip written, a piece at a
-    /// time so that its writeback starts while the rest is copied.
+    /// Copies the run, if any, to the end of the zip written: the bytes
+    /// before the first ``boundary`` through memory, then a piece at a time
+    /// so that its writeback starts while the rest is copied.
     func flush() throws {
-        guard let (fd, start, length, member, entry) = run else { return }
+        guard let (fd, start, target, length, member, entry) = run else { return }
         run = nil
-        var copied = 0
+        let unaligned = min(length, Int((UInt64(Self.boundary) - target % UInt64(Self.boundary)) % UInt64(Self.boundary)))
+        if unaligned > 0 {
+            let buffer = head ?? .allocate(byteCount: Self.boundary, alignment: 16)
+            head = buffer
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[..<unaligned])
+            try ArchiveError.io(archive: name, entry: entry) {
+                try member.archive.read(fd, into: bytes, at: start, member: member.entry)
+                try Syscall.writeAll(UnsafeRawBufferPointer(bytes), to: destination, path: { name })
+            }
+            writeback?.wrote(unaligned)
+        }
+        var copied = unaligned
         while copied < length {
             let piece = min(length - copied, WritebackStarter.archiveStride)
             try ArchiveError.io(archive: name, entry: entry) {

@@ -18,6 +18,8 @@ struct ZipExtraFields {
     static let unicodePath = 0x7075
     /// Info-ZIP Unix owner ("ux").
     static let unixOwner = 0x7875
+    /// Padding, as Android's `zipalign` writes it: the alignment in 2 bytes, then zeros.
+    static let alignment = 0xD935
 
     /// The fields, in order; a field that runs past the end ends them.
     let fields: [(id: Int, data: ArraySlice<UInt8>)]
@@ -111,6 +113,18 @@ struct ZipExtraFields {
         bytes.u64(values)
         return bytes.bytes
     }
+
+    /// An alignment field of `length` bytes in all (at least
+    /// ``alignmentFieldLength``): padding that moves what follows.
+    static func alignmentPadding(length: Int, boundary: Int) -> [UInt8] {
+        var bytes = ZipBytes(capacity: length)
+        bytes.u16(UInt16(alignment), UInt16(length - 4), UInt16(boundary))
+        bytes.bytes([UInt8](repeating: 0, count: length - alignmentFieldLength))
+        return bytes.bytes
+    }
+
+    /// The shortest alignment field: its header and the boundary.
+    static let alignmentFieldLength = 6
 
     /// An extended timestamp holding the modification time only, and a
     /// Unix owner (0 when unknown), as libarchive writes them; the time's

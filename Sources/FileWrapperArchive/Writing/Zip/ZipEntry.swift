@@ -36,6 +36,11 @@ final class ZipEntry {
     /// Whether the CRC and the compressed size follow the data in a data
     /// descriptor, as they are not known when the local header is written.
     var hasDescriptor = false
+    /// Where, modulo ``ZipWriter/alignmentBoundary``, the bytes after this
+    /// entry are to begin (``ZipWriter/alignEnd(ofNextEntryAt:)``), and the
+    /// length of the alignment field in its local header that makes them.
+    var endAlignment: Int?
+    var padding = 0
     /// Where its fields turn to zip64.
     let thresholds: Zip64Thresholds
 
@@ -79,6 +84,7 @@ final class ZipEntry {
             extra += ZipExtraFields.zip64([size, method == .store ? size : 0])
         }
         if !plain { extra += ZipExtraFields.unixFields(modified: modified, owner: owner) }
+        if padding > 0 { extra += ZipExtraFields.alignmentPadding(length: padding, boundary: ZipWriter.alignmentBoundary) }
         let (crc, compressed, expanded): (UInt32, UInt32, UInt32) =
             if hasZip64Sizes {
                 (0, .max, .max)
