@@ -2,8 +2,9 @@ import FileWrapperKit
 import Glibc
 
 /// A zip on disk that a lazily read tree comes from (``ZipContainer``):
-/// its path, the identity it had when its central directory was read, and
-/// its members in the directory's order, which a save keeps.
+/// its path, the identity it had when its central directory was read, its
+/// members in the directory's order, which a save keeps, and the limits
+/// its tree was read with, which a save passes on to the zip it writes.
 ///
 /// Every read opens the file by its path again and checks its identity
 /// (``FileIdentity``: device, inode, size, modification time), and checks
@@ -22,11 +23,16 @@ final class ZipArchiveFile: Sendable {
     let identity: FileIdentity
     /// The members in the central directory's order.
     let entries: [Entry]
+    /// The limits the tree was read with (``ZipContainer/fileWrapper(contentsOf:limits:)``):
+    /// its members are read within them (``ArchiveReadLimits/maxMemory``),
+    /// and so are those of the zip a save writes from the tree.
+    let limits: ArchiveReadLimits
 
-    init(path: String, identity: FileIdentity, entries: [Entry]) {
+    init(path: String, identity: FileIdentity, entries: [Entry], limits: ArchiveReadLimits) {
         self.path = path
         self.identity = identity
         self.entries = entries
+        self.limits = limits
     }
 
     /// Opens the zip for reading (`openat`) and checks that it is still the

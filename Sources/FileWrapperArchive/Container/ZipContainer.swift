@@ -25,7 +25,9 @@ public enum ZipContainer {
     ///
     /// A member read after the zip at `url` was replaced or written to
     /// fails with ``FileWrapperError/Code/changedOnDisk``; a damaged one
-    /// fails naming the archive and the member.
+    /// fails naming the archive and the member. After a save
+    /// (``write(_:to:options:)``), the members read from the zip written
+    /// within the same `limits`.
     public static func fileWrapper(contentsOf url: URL, limits: ArchiveReadLimits = .unpacking) throws -> FileWrapper {
         try ZipContainerIndex(path: url.path, name: url.relativePath, limits: limits).root
     }
@@ -38,7 +40,8 @@ public enum ZipContainer {
     /// Members keep the order of the zip the tree came from (a stored
     /// `mimetype` first); new ones go at the end. The zip is replaced
     /// atomically, as ``ArchiveWriter/write(_:to:options:)`` replaces it,
-    /// and the tree's files then read from the new zip.
+    /// and the tree's files then read from the new zip, within the limits
+    /// they were read with (the tightest, when they come from several zips).
     ///
     /// To change a member, replace its wrapper in its directory; changing
     /// its attributes writes it anew too.

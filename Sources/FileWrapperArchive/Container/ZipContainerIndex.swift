@@ -35,8 +35,12 @@ struct ZipContainerIndex {
     let root: FileWrapper
     let archive: ZipArchiveFile
 
-    /// Reads the zip at `path`; `name` stands for it in errors.
-    init(path: String, name: String, limits: ArchiveReadLimits) throws {
+    /// Reads the zip at `path`; `name` stands for it in errors. Its members
+    /// are read within `limits` (``ZipArchiveFile/limits``); its directory
+    /// is checked against `checks`, `limits` unless given (a save checks
+    /// the zip it wrote only for what its tree may hold, ``ZipContainerWriter``).
+    init(path: String, name: String, limits: ArchiveReadLimits, checks: ArchiveReadLimits? = nil) throws {
+        let checks = checks ?? limits
         let fd = try ArchiveError.io(archive: name) { try Syscall.open(path, in: AT_FDCWD, flags: O_RDONLY, path: { path }) }
         defer { Syscall.close(fd) }
         let info = try ArchiveError.io(archive: name) { try Syscall.status(of: fd, path: { path }) }
@@ -44,10 +48,10 @@ struct ZipContainerIndex {
             throw ArchiveError(.io, archive: name, message: "is not a regular file; a zip is read lazily only from a file")
         }
         let input = ArchiveReadSource(fd: fd, name: name)
-        let records = try Self.readDirectory(input, name: name, limits: limits)
+        let records = try Self.readDirectory(input, name: name, limits: checks)
         let archive = ZipArchiveFile(
             path: path, identity: FileIdentity(info),
-            entries: records.map { ZipArchiveFile.Entry(path: PathKey($0.names).bytes, kind: $0.kind) })
+            entries: records.map { ZipArchiveFile.Entry(path: PathKey($0.names).bytes, kind: $0.kind) }, limits: limits)
 
         var tree = ArchiveTree(archive: name)
         for record in records {
@@ -55,17 +59,17 @@ struct ZipContainerIndex {
             case .directory:
                 try tree.addDirectory(at: record.names, attributes: record.attributes, entry: record.path)
             case .regularFile:
-                let file = FileWrapper(regularFileFrom: Self.source(of: record, in: archive, limits: limits))
+                let file = FileWrapper(regularFileFrom: Self.source(of: record, in: archive))
                 file.attributes = record.attributes
                 try tree.insert(file, at: record.names, entry: record.path)
             case .symbolicLink:
-                guard record.size <= limits.maxLinkLength else {
+                guard record.size <= checks.maxLinkLength else {
                     throw ArchiveError(.limitExceeded, archive: name, entry: record.path,
-                                       message: "the symlink's target is longer than \(limits.maxLinkLength) bytes", limit: .maxLinkLength)
+                                       message: "the symlink's target is longer than \(checks.maxLinkLength) bytes", limit: .maxLinkLength)
                 }
                 var target: [UInt8] = []
                 try ArchiveError.io(archive: name, entry: record.path) {
-                    try Self.source(of: record, in: archive, limits: limits).forEachBlock(blockSize: 1 << 16) { block throws(FileWrapperError) in target += block }
+                    try Self.source(of: record, in: archive).forEachBlock(blockSize: 1 << 16) { block throws(FileWrapperError) in target += block }
                 }
                 let link = FileWrapper(symbolicLinkWithDestinationBytes: target)
                 link.attributes = record.attributes
@@ -76,10 +80,10 @@ struct ZipContainerIndex {
         self.archive = archive
     }
 
-    private static func source(of record: Record, in archive: ZipArchiveFile, limits: ArchiveReadLimits) -> ZipMemberSource {
+    private static func source(of record: Record, in archive: ZipArchiveFile) -> ZipMemberSource {
         ZipMemberSource(archive: archive, entry: record.path, centralRecord: record.record, shownName: record.shown,
                         localHeaderOffset: record.localHeaderOffset, compressedSize: record.compressedSize, size: record.size,
-                        crc: record.crc, method: record.method, memoryLimit: limits.maxMemory, attributes: record.attributes)
+                        crc: record.crc, method: record.method, attributes: record.attributes)
     }
 
     /// The central directory's records, checked, in order, their offsets

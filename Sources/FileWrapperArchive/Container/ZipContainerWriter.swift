@@ -195,7 +195,8 @@ struct ZipContainerWriter {
     }
 
     /// Points the regular files of the tree just written at their members
-    /// in the new zip, so that they read from it and a later save copies
+    /// in the new zip, so that they read from it, within the limits the
+    /// tree was read with (``readLimits(of:)``), and a later save copies
     /// them as stored; what they hold in memory stays. Only when the zip at
     /// `url` is still the one written (`identity`); otherwise, and when it
     /// cannot be read, they keep their sources, which say "changed" if the
@@ -205,7 +206,12 @@ struct ZipContainerWriter {
     }
 
     private static func rebind(_ entries: [TreeEntry], toZipAt url: URL, identity: FileIdentity) {
-        guard let index = try? ZipContainerIndex(path: url.path, name: url.relativePath, limits: .unpacking),
+        let limits = readLimits(of: entries)
+        // The zip just written holds what the tree held: members that were
+        // read within the limits, and the caller's own, which may exceed them.
+        let checks = ArchiveReadLimits(maxEntries: .max, maxBytes: .max, maxRatio: .infinity, ratioGraceBytes: .max, maxPathLength: .max,
+                                       maxNameLength: .max, maxDepth: .max, maxLinkLength: .max, maxMemory: limits.maxMemory)
+        guard let index = try? ZipContainerIndex(path: url.path, name: url.relativePath, limits: limits, checks: checks),
               index.archive.identity == identity
         else { return }
         var written: [[UInt8]: ZipMemberSource] = [:]
@@ -221,6 +227,28 @@ struct ZipContainerWriter {
             guard let source = written[entry.key] else { continue }
             entry.wrapper.replaceRegularFileSource(with: source.with(attributes: entry.wrapper.attributes))
         }
+    }
+
+    /// The limits the regular files of `entries` were read from zips with,
+    /// each the tightest of them; ``ZipContainer``'s default when none was.
+    private static func readLimits(of entries: [TreeEntry]) -> ArchiveReadLimits {
+        var archives: [ObjectIdentifier: ArchiveReadLimits] = [:]
+        for entry in entries {
+            if let member = entry.wrapper.regularFileSource as? ZipMemberSource { archives[ObjectIdentifier(member.archive)] = member.archive.limits }
+        }
+        guard var limits = archives.values.first else { return .unpacking }
+        for other in archives.values {
+            limits.maxEntries = min(limits.maxEntries, other.maxEntries)
+            limits.maxBytes = min(limits.maxBytes, other.maxBytes)
+            limits.maxRatio = min(limits.maxRatio, other.maxRatio)
+            limits.ratioGraceBytes = min(limits.ratioGraceBytes, other.ratioGraceBytes)
+            limits.maxPathLength = min(limits.maxPathLength, other.maxPathLength)
+            limits.maxNameLength = min(limits.maxNameLength, other.maxNameLength)
+            limits.maxDepth = min(limits.maxDepth, other.maxDepth)
+            limits.maxLinkLength = min(limits.maxLinkLength, other.maxLinkLength)
+            limits.maxMemory = min(limits.maxMemory, other.maxMemory)
+        }
+        return limits
     }
 }
 

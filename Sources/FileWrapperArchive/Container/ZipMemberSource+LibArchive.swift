@@ -13,7 +13,8 @@ extension ZipMemberSource {
     /// to `deliver` in blocks of at most `blockSize` bytes: `deliver` stops
     /// the data once it expands past the member's size. The memory the
     /// data declares (an LZMA or xz dictionary, a PPMd model, a zstd
-    /// window) is held to ``memoryLimit`` before libarchive allocates it
+    /// window) is held to the limit the tree was read with
+    /// (``ZipArchiveFile/limits``) before libarchive allocates it
     /// (``ZipMethodCheck``). The CRC-32 is left to the caller, which checks
     /// it for every method (libarchive's check is off: `zip:ignorecrc32`).
     func decodeWithLibArchive(
@@ -22,7 +23,7 @@ extension ZipMemberSource {
     ) throws(FileWrapperError) {
         let stream = ZipMemberStream(member: self, fd: fd, dataStart: dataStart, local: header)
         let source = ArchiveReadSource(decoding: stream, name: archive.path)
-        source.checks.append(ZipMethodCheck(budget: MemoryBudget(bytes: memoryLimit, archive: archive.path), archiveOffset: localHeaderOffset))
+        source.checks.append(ZipMethodCheck(budget: MemoryBudget(bytes: archive.limits.maxMemory, archive: archive.path), archiveOffset: localHeaderOffset))
         guard let reader = archive_read_new() else {
             throw FileWrapperError(.ioError, path: archive.path, detail: "libarchive could not allocate a reader to decode member \"\(entry)\"")
         }

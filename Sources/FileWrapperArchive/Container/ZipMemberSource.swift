@@ -34,16 +34,12 @@ final class ZipMemberSource: RegularFileSource {
     let size: Int
     let crc: UInt32
     let method: Method
-    /// ``ArchiveReadLimits/maxMemory``: what decoding may allocate as the
-    /// member's data declares it (an LZMA or xz dictionary, a PPMd model, a
-    /// zstd window).
-    let memoryLimit: Int64
     /// The attributes the wrapper was given when it was read (or written):
     /// a member is copied as stored only while its wrapper still has them.
     let attributes: FileWrapper.Attributes
 
     init(archive: ZipArchiveFile, entry: String, centralRecord: [UInt8], shownName: [UInt8], localHeaderOffset: Int64,
-         compressedSize: Int64, size: Int, crc: UInt32, method: Method, memoryLimit: Int64, attributes: FileWrapper.Attributes) {
+         compressedSize: Int64, size: Int, crc: UInt32, method: Method, attributes: FileWrapper.Attributes) {
         self.archive = archive
         self.entry = entry
         self.centralRecord = centralRecord
@@ -53,7 +49,6 @@ final class ZipMemberSource: RegularFileSource {
         self.size = size
         self.crc = crc
         self.method = method
-        self.memoryLimit = memoryLimit
         self.attributes = attributes
     }
 
@@ -61,7 +56,7 @@ final class ZipMemberSource: RegularFileSource {
     func with(attributes: FileWrapper.Attributes) -> ZipMemberSource {
         ZipMemberSource(archive: archive, entry: entry, centralRecord: centralRecord, shownName: shownName,
                         localHeaderOffset: localHeaderOffset, compressedSize: compressedSize, size: size, crc: crc,
-                        method: method, memoryLimit: memoryLimit, attributes: attributes)
+                        method: method, attributes: attributes)
     }
 
     /// Where the member's data begins in the open zip `fd`, after its local
