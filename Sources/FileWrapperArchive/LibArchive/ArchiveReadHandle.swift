@@ -185,6 +185,21 @@ final class ArchiveReadHandle {
                            + "(ArchiveReadFormats.\(format.option) reads it; see ArchiveReadFormats for the risks)")
     }
 
+    /// Throws when libarchive's zip reader found no member in a zip whose
+    /// central directory lists some (``ZipDirectoryEnd``), rather than give
+    /// an empty tree. libarchive 3.6.2 does so for a zip64 of two members
+    /// after a self-extracting stub, its offsets not adjusted for it: it
+    /// finds no zip64 end record where the locator says, and looks for the
+    /// directory its size before the end record, which the zip64 records
+    /// between them move past the first member's record, here onto the
+    /// zip64 end record (with more members, onto a later record: "Damaged
+    /// Zip archive").
+    private func refuseUnreadZipDirectory() throws {
+        guard isZip, let (source, _) = unfilteredInput, let (end, _) = ZipDirectoryEnd.locate(in: source), end.count > 0 else { return }
+        throw ArchiveError(.corrupt, archive: name, message: "the zip's central directory lists \(end.count) members, but libarchive's zip reader "
+            + "finds none (as in a self-extracting zip64 whose offsets were not adjusted for the bytes before the zip, which `zip -A` adjusts)")
+    }
+
     /// An entry's header, as libarchive decoded it (``PlainTarReader``
     /// gives the same for the tars it reads).
     struct Header {
@@ -252,7 +267,10 @@ final class ArchiveReadHandle {
                 try throwIfInputFailed()
                 // Nothing found can mean a format left out: an ISO 9660
                 // image begins with 32 KiB of zeros, which tar reads as its end.
-                if entries == 0 { try refuseLeftOutFormat() }
+                if entries == 0 {
+                    try refuseLeftOutFormat()
+                    try refuseUnreadZipDirectory()
+                }
                 return nil
             }
             // A warning or a retry (a damaged header libarchive skipped past)
