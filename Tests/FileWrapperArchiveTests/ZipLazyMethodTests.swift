@@ -333,7 +333,8 @@ import TestSupport
     /// adjusted or not, is read lazily, as Info-ZIP's unzip and Python's
     /// zipfile read it; the adjusted one as the in-memory reader reads it
     /// too (libarchive 3.6.2 does not read the unadjusted one: bsdtar
-    /// says "Damaged Zip archive", and the in-memory reader finds no entry).
+    /// says "Damaged Zip archive", and the in-memory reader refuses it,
+    /// `SelfExtractingZipReadTests`).
     @Test(arguments: [true, false])
     func aSelfExtractingZip64ReadsLazily(adjusted: Bool) throws {
         let directory = try TemporaryDirectory()
