@@ -154,14 +154,16 @@ struct Dump: ParsableCommand {
 /// A refusal of what an archive holds (a path that leaves the tree, an
 /// entry below a link or a file, a hard link to nothing, damaged data),
 /// with a pointer to `dump --stored`, which lists the entries as stored
-/// without those checks. Limits name their own flags, and other inputs
-/// (a bundle, a manifest file) have no stored entries, so neither gets it.
+/// without those checks. Limits name their own flags, other inputs (a
+/// bundle, a manifest file) have no stored entries, and a refusal that
+/// names no entry is of the whole archive, which `--stored` meets too
+/// (a zip whose directory libarchive cannot find), so none of them gets it.
 struct StoredHint: Error, LocalizedError {
     let description: String
 
     init?(_ error: Error, path: String, formats: ArchiveReadFormats) {
         if let error = error as? ArchiveError {
-            guard [.corrupt, .unsafePath, .duplicateEntry, .unsupportedEntry, .encrypted].contains(error.code) else { return nil }
+            guard [.corrupt, .unsafePath, .duplicateEntry, .unsupportedEntry, .encrypted].contains(error.code), error.entry != nil else { return nil }
         } else if error is ManifestError {
             let options = ManifestReadOptions(hashingContents: false, formats: formats)
             // A stream that was read is gone: only a path is looked at again.

@@ -20,7 +20,11 @@ struct SelfExtractingZipCommandTests {
             let result = try WrapInspectProcess.run(arguments, in: directory.url)
             #expect(result.status != 0 && result.stdout.isEmpty, "\(arguments): \(result.stdout)")
             #expect(result.stderr.hasPrefix(message), "\(arguments): \(result.stderr)")
+            // `dump --stored` is refused as well: no pointer to it.
+            #expect(!result.stderr.contains("dump --stored"), "\(arguments): \(result.stderr)")
         }
+        let stored = try WrapInspectProcess.run(["dump", "--stored", "sfx.zip"], in: directory.url)
+        #expect(stored.status != 0 && stored.stderr.hasPrefix(message), "\(stored.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.appending("out").path))
     }
 }
