@@ -11,8 +11,9 @@ final class ArchiveReadHandle {
     /// The archive's name for errors.
     let name: String
     private let formats: ArchiveReadFormats
-    /// ``ArchiveReadLimits/maxMemory``, for ``DeclaredSizes``.
-    private let memoryLimit: Int64
+    /// The reader's limits: ``ArchiveReadLimits/maxMemory`` for
+    /// ``DeclaredSizes``, all of them for a stream's spool (``ArchiveSpool/capacity(within:)``).
+    private let limits: ArchiveReadLimits
     /// Where libarchive's bytes come from, alive as long as it reads them.
     private var source: ArchiveReadSource?
     /// Headers read so far.
@@ -28,14 +29,14 @@ final class ArchiveReadHandle {
     /// The pax records libarchive misreads, as a tar stores them.
     private var paxRecords: PaxRawRecords?
 
-    init(name: String, formats: ArchiveReadFormats = .standard, memoryLimit: Int64 = ArchiveReadLimits().maxMemory) throws {
+    init(name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits()) throws {
         guard let archive = archive_read_new() else {
             throw ArchiveError(.libarchive, archive: name, message: "libarchive could not allocate a reader")
         }
         self.archive = archive
         self.name = name
         self.formats = formats
-        self.memoryLimit = memoryLimit
+        self.limits = limits
     }
 
     /// The descriptor of a file this handle opened itself, closed with it.
@@ -53,16 +54,16 @@ final class ArchiveReadHandle {
     /// and closes) from its current offset: a file by `pread`, a stream (a
     /// pipe, a socket, a FIFO) as it comes, without a copy, but for a zip or
     /// a 7z, which are read by seeking and so first copied to an unnamed
-    /// spool (``ArchiveSpool``).
+    /// spool (``ArchiveSpool``), as long as one within `limits` can be.
     static func reading(
-        fileDescriptor fd: CInt, name: String, formats: ArchiveReadFormats, memoryLimit: Int64 = ArchiveReadLimits().maxMemory
+        fileDescriptor fd: CInt, name: String, formats: ArchiveReadFormats, limits: ArchiveReadLimits = ArchiveReadLimits()
     ) throws -> ArchiveReadHandle {
-        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, limits: limits)
         try handle.open(fd: fd)
         return handle
     }
 
-    /// What a descriptor holds, read as ``reading(fileDescriptor:name:formats:memoryLimit:)``
+    /// What a descriptor holds, read as ``reading(fileDescriptor:name:formats:limits:)``
     /// reads it: an archive, or not one.
     enum Recognized {
         case archive(ArchiveReadHandle)
@@ -74,9 +75,9 @@ final class ArchiveReadHandle {
     /// read it from the start as a flat file (a stream's bytes that the
     /// formats looked at are kept for that).
     static func recognizing(
-        _ source: ArchiveReadSource, name: String, formats: ArchiveReadFormats, memoryLimit: Int64
+        _ source: ArchiveReadSource, name: String, formats: ArchiveReadFormats, limits: ArchiveReadLimits
     ) throws -> Recognized {
-        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, limits: limits)
         source.recordsConsumed = true
         do {
             try handle.open(source)
@@ -89,7 +90,7 @@ final class ArchiveReadHandle {
 
     /// A handle reading the archive file at `url`, named in errors as the
     /// caller wrote it (`url.relativePath`).
-    static func reading(_ url: URL, formats: ArchiveReadFormats, memoryLimit: Int64 = ArchiveReadLimits().maxMemory) throws -> ArchiveReadHandle {
+    static func reading(_ url: URL, formats: ArchiveReadFormats, limits: ArchiveReadLimits = ArchiveReadLimits()) throws -> ArchiveReadHandle {
         let name = url.relativePath
         let fd = Syscall.invoke(.open) { Glibc.open(url.path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
@@ -97,7 +98,7 @@ final class ArchiveReadHandle {
         }
         let handle: ArchiveReadHandle
         do {
-            handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
+            handle = try ArchiveReadHandle(name: name, formats: formats, limits: limits)
         } catch {
             Syscall.close(fd)
             throw error
@@ -122,7 +123,7 @@ final class ArchiveReadHandle {
     /// (see ``canReopen``).
     func reopened() throws -> ArchiveReadHandle {
         guard let source = rawSource?.rewound() else { preconditionFailure("a stream cannot be read again") }
-        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: memoryLimit)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, limits: limits)
         handle.original = self
         try handle.open(source)
         return handle
@@ -144,13 +145,13 @@ final class ArchiveReadHandle {
     /// enabled format recognises the input, says which format left out does.
     private func open(_ source: ArchiveReadSource) throws {
         if let stream = source.stream, ArchiveSpool.isNeeded(for: source.head) {
-            let spool = try ArchiveSpool.copy(head: source.head, rest: stream, name: name)
+            let spool = try ArchiveSpool.copy(head: source.head, rest: stream, name: name, limits: limits)
             self.spool = spool
             return try open(ArchiveReadSource(fd: spool, name: name))
         }
         rawSource = source
         try ArchiveLocale.withUTF8 {
-            let source = try DeclaredSizes.prepare(source, formats: formats, memoryLimit: memoryLimit)
+            let source = try DeclaredSizes.prepare(source, formats: formats, memoryLimit: limits.maxMemory)
             self.source = source
             if formats.contains(.tar) {
                 let records = PaxRawRecords()

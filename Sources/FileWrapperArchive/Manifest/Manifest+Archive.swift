@@ -15,7 +15,7 @@ extension Manifest {
         archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,
         hashingContents: Bool = true, progress: ManifestProgress? = nil
     ) throws {
-        let handle = try ArchiveReadHandle.reading(url, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle.reading(url, formats: formats, limits: limits)
         self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: progress).read()
     }
 
@@ -28,7 +28,7 @@ extension Manifest {
         archiveFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,
         hashingContents: Bool = true, progress: ManifestProgress? = nil
     ) throws {
-        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, limits: limits)
         self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: progress).read()
     }
 
@@ -37,7 +37,7 @@ extension Manifest {
         archiveData data: Data, name: String, formats: ArchiveReadFormats = .standard,
         limits: ArchiveReadLimits = .reading, hashingContents: Bool = true
     ) throws {
-        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, limits: limits)
         try handle.open(data: data)
         self = try ArchiveManifestReader(handle: handle, limits: limits, hashingContents: hashingContents, progress: nil).read()
     }

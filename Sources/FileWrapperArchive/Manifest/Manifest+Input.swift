@@ -87,7 +87,7 @@ extension Manifest {
         }
         let recognized: ArchiveReadHandle.Recognized = source.head.isEmpty
             ? .notAnArchive(source)
-            : try ArchiveReadHandle.recognizing(source, name: name, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
+            : try ArchiveReadHandle.recognizing(source, name: name, formats: options.archiveFormats, limits: options.limits)
         switch recognized {
         case .archive(let handle):
             self = try ArchiveManifestReader(
@@ -153,7 +153,7 @@ extension Manifest {
             return .manifest(format)
         }
         do {
-            return .archive(try ArchiveReadHandle.reading(url, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory))
+            return .archive(try ArchiveReadHandle.reading(url, formats: options.archiveFormats, limits: options.limits))
         } catch let error as ArchiveError where error.code == .unrecognizedFormat {
             return .file
         }

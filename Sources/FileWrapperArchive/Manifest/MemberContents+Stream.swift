@@ -30,7 +30,7 @@ extension MemberContents {
         ofMembers members: [[UInt8]], inArchiveFrom fd: CInt, name: String, options: ManifestReadOptions = ManifestReadOptions(),
         _ body: (Int, UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: options.archiveFormats, limits: options.limits)
         if handle.canReopen {
             return try readArchiveMembers(members, named: name, from: handle, options: options, body) { try handle.reopened() }
         }

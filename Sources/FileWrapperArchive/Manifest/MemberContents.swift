@@ -51,7 +51,7 @@ public enum MemberContents {
             }
         case .archive(let handle):
             try readArchiveMembers(members, named: name, from: handle, options: options, body) {
-                try ArchiveReadHandle.reading(url, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
+                try ArchiveReadHandle.reading(url, formats: options.archiveFormats, limits: options.limits)
             }
         }
     }
@@ -63,7 +63,7 @@ public enum MemberContents {
         _ body: (Int, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let open = {
-            let handle = try ArchiveReadHandle(name: name, formats: options.archiveFormats, memoryLimit: options.limits.maxMemory)
+            let handle = try ArchiveReadHandle(name: name, formats: options.archiveFormats, limits: options.limits)
             try handle.open(data: data)
             return handle
         }

@@ -21,7 +21,7 @@ public enum ArchiveEntries {
         in url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
         checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
-        let handle = try ArchiveReadHandle.reading(url, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle.reading(url, formats: formats, limits: limits)
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }
 
@@ -34,7 +34,7 @@ public enum ArchiveEntries {
         inArchiveFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
         checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
-        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, limits: limits)
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }
 
@@ -45,7 +45,7 @@ public enum ArchiveEntries {
         limits: ArchiveReadLimits = ArchiveReadLimits(), checkingContents: Bool = true,
         _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
-        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, limits: limits)
         try handle.open(data: data)
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }

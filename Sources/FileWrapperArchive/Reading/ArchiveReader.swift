@@ -20,7 +20,7 @@ public enum ArchiveReader {
     public static func fileWrapper(
         contentsOf url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {
-        let handle = try ArchiveReadHandle.reading(url, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle.reading(url, formats: formats, limits: limits)
         return try TreeBuilder(handle: handle, limits: limits).build()
     }
 
@@ -31,7 +31,7 @@ public enum ArchiveReader {
     public static func fileWrapper(
         readingFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {
-        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, limits: limits)
         return try TreeBuilder(handle: handle, limits: limits).build()
     }
 
@@ -39,7 +39,7 @@ public enum ArchiveReader {
     public static func fileWrapper(
         from data: Data, name: String = "archive", formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {
-        let handle = try ArchiveReadHandle(name: name, formats: formats, memoryLimit: limits.maxMemory)
+        let handle = try ArchiveReadHandle(name: name, formats: formats, limits: limits)
         try handle.open(data: data)
         return try TreeBuilder(handle: handle, limits: limits).build()
     }

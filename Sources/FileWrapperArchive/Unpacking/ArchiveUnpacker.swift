@@ -107,7 +107,7 @@ public enum ArchiveUnpacker {
                 // libarchive reads it from the start; nothing of this attempt is left.
             }
         }
-        return try unpack(ArchiveReadHandle.reading(archive, formats: options.formats, memoryLimit: options.limits.maxMemory), to: destination, options: options,
+        return try unpack(ArchiveReadHandle.reading(archive, formats: options.formats, limits: options.limits), to: destination, options: options,
                           progress: progress)
     }
 
@@ -124,7 +124,7 @@ public enum ArchiveUnpacker {
     ) throws -> ArchiveUnpackSummary {
         // The destination is checked before the stream is read, so that a refusal consumes nothing.
         try UnpackDestination(destination, archive: name, replacesExisting: options.replacesExisting).close()
-        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: options.formats, memoryLimit: options.limits.maxMemory)
+        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: options.formats, limits: options.limits)
         return try unpack(handle, to: destination, options: options, progress: progress)
     }
 
