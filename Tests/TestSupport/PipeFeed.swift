@@ -6,18 +6,53 @@ public enum PipeFeed {
     /// The read end of a pipe into which a thread of its own writes `data`
     /// and then closes its end; the caller closes the read end.
     public static func reading(_ data: Data) throws -> CInt {
+        try feeding(data).reader
+    }
+
+    /// What a feed's writer has done: how many bytes it wrote, known once
+    /// it has finished.
+    public final class Writer: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        private var count = 0
+
+        fileprivate func finish(written: Int) {
+            lock.withLock { count = written }
+            done.signal()
+        }
+
+        /// Waits for the writer to end (all written, or the read end
+        /// closed) and gives the bytes it wrote into the pipe.
+        public func written() -> Int {
+            done.wait()
+            done.signal()
+            return lock.withLock { count }
+        }
+    }
+
+    /// ``reading(_:)``, with the writer's count. The writer blocks SIGPIPE
+    /// on its thread, so that a reader that closes the read end early
+    /// makes its next write fail with EPIPE (and the signal, pending on the
+    /// thread, goes with it) rather than end the test process.
+    public static func feeding(_ data: Data) throws -> (reader: CInt, writer: Writer) {
         var ends: [CInt] = [0, 0]
         guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let writer = ends[1]
+        let writeEnd = ends[1]
+        let writer = Writer()
         Thread {
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            var offset = 0
             data.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count, case let count = write(writer, bytes.baseAddress! + offset, bytes.count - offset), count > 0 {
+                while offset < bytes.count, case let count = write(writeEnd, bytes.baseAddress! + offset, bytes.count - offset), count > 0 {
                     offset += count
                 }
             }
-            close(writer)
+            close(writeEnd)
+            writer.finish(written: offset)
         }.start()
-        return ends[0]
+        return (ends[0], writer)
     }
 }
