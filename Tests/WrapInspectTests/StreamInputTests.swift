@@ -91,6 +91,20 @@ import TestSupport
         #expect(refused.stderr.hasPrefix("wrapinspect: standard input: "), "\(refused.stderr)")
     }
 
+    /// A stream that begins as a zip and goes on far past what a zip within
+    /// the limits given can take (64 MiB, for 1 MiB in 100 entries) is
+    /// refused naming the limit to raise, its spool gone: the same reader
+    /// as the library's (SpoolLimitTests).
+    @Test func aStreamLongerThanAZipWithinTheLimitsIsRefused() throws {
+        let bench = try Bench([])
+        let result = try bench.shell("{ printf 'PK\\003\\004'; head -c 67108864 /dev/zero; } | \"$W\" dump --max-bytes 1048576 --max-entries 100 -",
+                                     writableTemporary: true)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("wrapinspect: standard input: the stream is longer than "), "\(result.stderr)")
+        #expect(result.stderr.contains("read it from a file instead (raise it with --max-bytes)"), "\(result.stderr)")
+        #expect(try Disk.names(in: bench.directory.appending("tmp")) == [])
+    }
+
     /// `pack SRC -` into `unpack - DEST` and into `dump -`, every format
     /// pack writes by name here, with the file's results.
     @Test(arguments: ["tar", "tar.zst", "tar.gz", "cpio", "zip", "7z"])
