@@ -102,6 +102,26 @@ import TestSupport
         #expect(Int64(bytes) == Self.limits.maxBytes)
     }
 
+    /// `verify` reads back a zip or 7z form from a spool it writes: the
+    /// writer stops once the archive passes the capacity, naming maxBytes.
+    @Test(arguments: [ArchiveFormat.zip, .sevenZip])
+    func verifyStopsWritingAFormPastTheCapacity(format: ArchiveFormat) throws {
+        var random = SplitMix64(seed: 2328)
+        let tree = FileWrapper(directoryWithFileWrappers: [
+            "random.bin": FileWrapper(regularFileWithContents: Data(random.bytes(Int(Self.capacity) + (1 << 16)))),
+        ])
+        let name = "archive." + format.fileExtension
+        #expect {
+            var options = ArchiveWriteOptions(format: format)
+            options.compressionLevel = 1
+            _ = try RoundTrip.packedManifest(of: tree, options: options, limits: Self.limits)
+        } throws: { error in
+            guard let error = error as? ArchiveError else { return false }
+            return error.code == .limitExceeded && error.limit == .maxBytes && error.archive == name
+                && error.message.hasPrefix("the archive written is longer than \(Self.capacity) bytes")
+        }
+    }
+
     /// The capacity follows the limits, and saturates rather than overflow.
     @Test func theCapacityFollowsTheLimits() {
         #expect(Self.capacity == (1 << 20) + (1 << 16) + 100 * (4 * 4096 + 4096 + 1024) + (1 << 20))

@@ -69,10 +69,7 @@ enum ArchiveSpool {
                     try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: spool, path: { name })
                     total += Int64(count)
                 }
-                guard total <= capacity else {
-                    throw ArchiveError(.limitExceeded, archive: name, message: "the stream is longer than \(capacity) bytes, the most a zip "
-                        + "or 7z within the limits can take (contents, entries and path lengths); read it from a file instead", limit: .maxBytes)
-                }
+                guard total <= capacity else { throw refusal("the stream", name: name, capacity: capacity, advice: "; read it from a file instead") }
                 _ = try Syscall.retrying(.lseek, { name }) { lseek(spool, 0, SEEK_SET) }
             }
             return spool
@@ -80,6 +77,13 @@ enum ArchiveSpool {
             Syscall.close(spool)
             throw error
         }
+    }
+
+    /// The refusal of `subject` (the stream, the archive written) of the
+    /// archive `name`, once longer than `capacity` bytes.
+    static func refusal(_ subject: String, name: String, capacity: Int64, advice: String) -> ArchiveError {
+        ArchiveError(.limitExceeded, archive: name, message: "\(subject) is longer than \(capacity) bytes, the most a zip or 7z "
+                     + "within the limits can take (contents, entries and path lengths)" + advice, limit: .maxBytes)
     }
 }
 

@@ -147,7 +147,9 @@ public enum RoundTrip {
     /// Packs `wrapper` as `options` say and reads the archive back as a
     /// manifest while it is written: through a pipe, packed on a thread of
     /// its own, so that nothing is stored; a zip or a 7z, which are read by
-    /// seeking, through an unnamed temporary file (``ArchiveSpool``).
+    /// seeking, through an unnamed temporary file (``ArchiveSpool``), which
+    /// holds no more than one within `limits` can take
+    /// (``ArchiveSpool/capacity(within:)``): writing stops past it.
     /// Reading never stops the writer midway: what follows a failure to
     /// read is drained, so no write meets a closed pipe (no `SIGPIPE`).
     static func packedManifest(of wrapper: FileWrapper, options: ArchiveWriteOptions, limits: ArchiveReadLimits) throws -> Manifest {
@@ -155,7 +157,13 @@ public enum RoundTrip {
         if [.zip, .sevenZip].contains(options.format.container) {
             let spool = try ArchiveSpool.make(for: name)
             defer { Syscall.close(spool) }
-            try ArchiveWriter.write(wrapper, to: spool, options: options, name: name)
+            let capacity = ArchiveSpool.capacity(within: limits)
+            var written: Int64 = 0
+            try ArchiveWriter.write(wrapper, rootName: nil, options: options, name: name) { bytes in
+                written += Int64(bytes.count)
+                guard written <= capacity else { throw ArchiveSpool.refusal("the archive written", name: name, capacity: capacity, advice: "") }
+                try ArchiveError.io(archive: name) { try Syscall.writeAll(bytes, to: spool, path: { name }) }
+            }
             _ = try ArchiveError.io(archive: name) { try Syscall.retrying(.lseek, { name }) { lseek(spool, 0, SEEK_SET) } }
             return try Manifest(archiveFrom: spool, name: name, limits: limits)
         }
