@@ -38,13 +38,15 @@ enum ArchiveSpool {
     /// stores it in the local header and the central directory, and
     /// Info-ZIP once more in each as a Unicode Path field; a 7z as UTF-16,
     /// at most twice its UTF-8 bytes), a symlink's target (stored as its
-    /// data, not counted as contents) and 1 KiB for fixed fields and
+    /// data, not counted as contents) and 5 KiB: fixed fields and
     /// ordinary extra fields (times, owners, zip64 sizes, a data
-    /// descriptor: a few hundred bytes); and 1 MiB for the end records and
-    /// the archive's comment (at most 64 KiB). Saturates at `Int64.max`.
+    /// descriptor: a few hundred bytes), and an alignment field that pads
+    /// the data to a 4 KiB page (`zipalign -p`, ``ZipWriter``); and 1 MiB
+    /// for the end records and the archive's comment (at most 64 KiB).
+    /// Saturates at `Int64.max`.
     static func capacity(within limits: ArchiveReadLimits) -> Int64 {
         let perEntry = Int64(4).saturatingMultiply(Int64(limits.maxPathLength))
-            .saturatingAdd(Int64(limits.maxLinkLength)).saturatingAdd(1 << 10)
+            .saturatingAdd(Int64(limits.maxLinkLength)).saturatingAdd(5 << 10)
         return limits.maxBytes.saturatingAdd(limits.maxBytes / 16)
             .saturatingAdd(Int64(limits.maxEntries).saturatingMultiply(perEntry)).saturatingAdd(1 << 20)
     }
