@@ -32,11 +32,11 @@ import TestSupport
         let (reader, writer) = try PipeFeed.feeding(Data(signature + random.bytes(4 * Int(Self.capacity))))
         let pipeSize = Int(fcntl(reader, 1032))  // F_GETPIPE_SZ, which Swift does not import
         try #require(pipeSize > 0)
-        let readBefore = try ThreadIO.bytesRead()
-        #expect {
-            _ = try ArchiveReader.fileWrapper(readingFrom: reader, name: "the pipe", limits: Self.limits)
-        } throws: { Self.isSpoolRefusal($0, name: "the pipe") }
-        let read = try ThreadIO.bytesRead() - readBefore
+        let (_, read) = try ThreadIO.bytesRead {
+            #expect {
+                _ = try ArchiveReader.fileWrapper(readingFrom: reader, name: "the pipe", limits: Self.limits)
+            } throws: { Self.isSpoolRefusal($0, name: "the pipe") }
+        }
         let spools = try Self.openSpools(ofSize: Self.capacity + 1)
         close(reader)
         let written = writer.written()

@@ -56,9 +56,7 @@ import TestSupport
         let archiveSize = try #require(try FileManager.default.attributesOfItem(atPath: zip.path)[.size] as? Int)
         try #require(archiveSize > 3 << 20)
 
-        let before = try ThreadIO.bytesRead()
-        let root = try ZipContainer.fileWrapper(contentsOf: zip)
-        let opened = try ThreadIO.bytesRead() - before
+        let (root, opened) = try ThreadIO.bytesRead { try ZipContainer.fileWrapper(contentsOf: zip) }
         // The last 64 KiB + 22 bytes (where the end record may be), the
         // first 64 bytes, the directory of 10 records, and this thread's
         // read of its own counters.
@@ -71,9 +69,7 @@ import TestSupport
         }
 
         let photo = try Self.wrapper(at: "media/photo3.bin", in: root)
-        let beforeMember = try ThreadIO.bytesRead()
-        let data = try photo.readRegularFileContents()
-        let read = try ThreadIO.bytesRead() - beforeMember
+        let (data, read) = try ThreadIO.bytesRead { try photo.readRegularFileContents() }
         #expect(Array(data) == files.first { $0.path == "media/photo3.bin" }!.contents)
         #expect(read >= 512 << 10 && read < (512 << 10) + 4096, "reading a 512 KiB member read \(read) bytes")
         #expect(try Self.wrapper(at: "media/photo4.bin", in: root).isRegularFileContentsLoaded == false)

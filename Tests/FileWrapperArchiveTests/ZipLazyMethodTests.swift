@@ -168,9 +168,7 @@ import TestSupport
         let archiveSize = try #require(try FileManager.default.attributesOfItem(atPath: zip.path)[.size] as? Int)
         try #require(archiveSize > 128 << 10)
 
-        let before = try ThreadIO.bytesRead()
-        let root = try ZipContainer.fileWrapper(contentsOf: zip)
-        let opened = try ThreadIO.bytesRead() - before
+        let (root, opened) = try ThreadIO.bytesRead { try ZipContainer.fileWrapper(contentsOf: zip) }
         // The last 64 KiB + 22 bytes, the first 64, the directory, and this thread's read of its own counters.
         #expect(opened < 70_000, "opening read \(opened) bytes of a \(archiveSize)-byte zip")
         for (path, contents) in files {
@@ -181,9 +179,8 @@ import TestSupport
         // A member reads its own bytes: its local header and compressed data.
         let text = try ZipContainerReadTests.wrapper(at: "text.txt", in: root)
         let compressedSize = listed.compressedSize
-        let beforeMember = try ThreadIO.bytesRead()
-        #expect(Array(try text.readRegularFileContents()) == files[0].contents)
-        let read = try ThreadIO.bytesRead() - beforeMember
+        let (contents, read) = try ThreadIO.bytesRead { try text.readRegularFileContents() }
+        #expect(Array(contents) == files[0].contents)
         #expect(read >= compressedSize && read < compressedSize + 4096, "reading a member of \(compressedSize) compressed bytes read \(read)")
         let noise = try ZipContainerReadTests.wrapper(at: "sub/noise.bin", in: root)
         #expect(!noise.isRegularFileContentsLoaded)

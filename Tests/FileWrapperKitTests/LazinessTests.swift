@@ -15,9 +15,7 @@ import TestSupport
         try Disk.write("", to: big)
         #expect(truncate(big.path, 4 << 30) == 0)
 
-        let before = try ThreadIO.bytesRead()
-        let wrapper = try FileWrapper(url: package)
-        let read = try ThreadIO.bytesRead() - before
+        let (wrapper, read) = try ThreadIO.bytesRead { try FileWrapper(url: package) }
 
         let huge = try #require(wrapper.fileWrappers?["Media"]?.fileWrappers?["huge.raw"])
         #expect(!huge.isRegularFileContentsLoaded)

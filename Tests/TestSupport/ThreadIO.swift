@@ -6,6 +6,14 @@ public enum ThreadIO {
     /// Bytes read through `read(2)` and its relatives so far (`rchar`).
     public static func bytesRead() throws -> Int { try counter("rchar") }
 
+    /// What `body` returns, and the bytes this thread read while it ran
+    /// (``bytesRead()`` before and after it).
+    public static func bytesRead<Result>(during body: () throws -> Result) throws -> (result: Result, bytes: Int) {
+        let before = try bytesRead()
+        let result = try body()
+        return (result, try bytesRead() - before)
+    }
+
     /// Read calls so far (`syscr`; a `copy_file_range` call counts one).
     public static func readCalls() throws -> Int { try counter("syscr") }
 
