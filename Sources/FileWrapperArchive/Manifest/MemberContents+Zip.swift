@@ -17,20 +17,22 @@ extension MemberContents {
         _ members: [[UInt8]], in url: URL, options: ManifestReadOptions, _ body: (Int, UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         guard options.archiveFormats.contains(.zip), startsWithLocalHeader(url.path) else { return false }
-        // The index and the check read the same zip apart: on two cores at once.
-        var root: FileWrapper?
+        let name = url.relativePath
+        // The index and the check read the same zip apart: on two cores at
+        // once. The index's side also finds the members and lets the rest
+        // of its tree go, while the check, the longer, still runs.
+        var files: Result<[FileWrapper], Error>?
         var agree = false
         WorkerThreads.perform(iterations: 2) { task in
             if task == 0 {
-                root = try? ZipContainerIndex(path: url.path, name: url.relativePath, limits: options.limits).root
+                guard let root = try? ZipContainerIndex(path: url.path, name: name, limits: options.limits).root else { return }
+                files = Result { try members.map { try file(at: $0, in: root, archive: name) } }
             } else {
                 agree = localHeadersAgree(url)
             }
         }
-        guard let root, agree else { return false }
-        let name = url.relativePath
-        let files = try members.map { try file(at: $0, in: root, archive: name) }
-        for (index, file) in files.enumerated() {
+        guard let files, agree else { return false }
+        for (index, file) in try files.get().enumerated() {
             try file.forEachContentsBlock { block in try body(index, block) }
         }
         return true
@@ -51,7 +53,7 @@ extension MemberContents {
     private static func localHeadersAgree(_ url: URL) -> Bool {
         guard let fd = try? Syscall.open(url.path, in: AT_FDCWD, flags: O_RDONLY, path: { url.path }) else { return false }
         defer { Syscall.close(fd) }
-        let names = try? ZipCentralNames(source: ArchiveReadSource(fd: fd, name: url.relativePath), archive: url.relativePath)
+        let names = try? ZipCentralNames(source: ArchiveReadSource(fd: fd, name: url.relativePath), archive: url.relativePath, recordingMembers: false)
         return names?.localHeadersAgree ?? false
     }
 
