@@ -15,12 +15,9 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
-        // libarchive from the system (Debian: libarchive-dev 3.6.2).
-        .systemLibrary(
-            name: "CArchive",
-            pkgConfig: "libarchive",
-            providers: [.apt(["libarchive-dev"])]
-        ),
+        // libarchive from the system (Debian: libarchive-dev 3.6.2), its
+        // headers at build time, the library loaded on first use (CArchive.c).
+        .target(name: "CArchive"),
         // zstd and zlib from the system (Debian: libzstd-dev, zlib1g-dev),
         // called directly where we compress on several cores.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),

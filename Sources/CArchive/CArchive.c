@@ -1,0 +1,70 @@
+// libarchive, loaded on first use rather than at the program's start.
+//
+// Linked the usual way, libarchive.so.13 and what it needs (libxml2, ICU,
+// nettle, libacl, lz4, bzip2) are mapped and relocated before main runs:
+// 1.3 ms of every start on the machine of docs/performance.md, more than
+// `unzip -p` takes to print a small member. Much of what the package does
+// needs none of it: bundles, and zip containers, which it reads by their
+// central directory itself. So each function the package calls
+// (ArchiveFunctions.h) is defined here: its first call, from any thread,
+// opens the library once (dlopen, pthread_once) and looks up every
+// function; each call then goes to libarchive's own.
+//
+// The definitions are hidden: libarchive's calls to its own exported
+// functions never come back through them, whatever the program exports.
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#pragma GCC visibility push(hidden)
+#include "CArchive.h"
+
+/// The soname of libarchive 3, which Debian's libarchive13 installs.
+static const char libraryName[] = "libarchive.so.13";
+
+/// libarchive's own functions, looked up once.
+static struct {
+#define FWK_ARCHIVE_FUNCTION(type, name, parameters, arguments) type (*name) parameters;
+#define FWK_ARCHIVE_PROCEDURE(name, parameters, arguments) void (*name) parameters;
+#include "ArchiveFunctions.h"
+#undef FWK_ARCHIVE_FUNCTION
+#undef FWK_ARCHIVE_PROCEDURE
+} library;
+
+static pthread_once_t libraryLoaded = PTHREAD_ONCE_INIT;
+
+/// Stops the program, naming what is missing: without libarchive nothing
+/// here can go on, as the dynamic loader would have refused to start it.
+static void missing(const char *what) {
+    fprintf(stderr, "FileWrapperArchive: cannot load %s: %s (Debian installs it with libarchive13)\n", what, dlerror());
+    abort();
+}
+
+static void loadLibrary(void) {
+    void *handle = dlopen(libraryName, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) missing(libraryName);
+#define FWK_ARCHIVE_FUNCTION(type, name, parameters, arguments) \
+    if ((library.name = (type (*) parameters)dlsym(handle, #name)) == NULL) missing(#name);
+#define FWK_ARCHIVE_PROCEDURE(name, parameters, arguments) FWK_ARCHIVE_FUNCTION(void, name, parameters, arguments)
+#include "ArchiveFunctions.h"
+#undef FWK_ARCHIVE_FUNCTION
+#undef FWK_ARCHIVE_PROCEDURE
+}
+
+#define FWK_ARCHIVE_FUNCTION(type, name, parameters, arguments) \
+    type name parameters {                                        \
+        pthread_once(&libraryLoaded, loadLibrary);                \
+        return library.name arguments;                            \
+    }
+#define FWK_ARCHIVE_PROCEDURE(name, parameters, arguments) \
+    void name parameters {                                  \
+        pthread_once(&libraryLoaded, loadLibrary);          \
+        library.name arguments;                             \
+    }
+#include "ArchiveFunctions.h"
+#undef FWK_ARCHIVE_FUNCTION
+#undef FWK_ARCHIVE_PROCEDURE
+
+#pragma GCC visibility pop
