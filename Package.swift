@@ -33,6 +33,9 @@ let package = Package(
         // SHA-256 with its state on the stack, on the SHA instructions where
         // the processor has them: manifests hash tens of thousands of short inputs.
         .target(name: "CSHA256"),
+        // CRC-32 by carry-less multiplication where the processor has it:
+        // every zip member read is checked with it.
+        .target(name: "CCRC32", dependencies: ["CZlib"]),
         .target(
             name: "FileWrapperKit",
             dependencies: [
@@ -43,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "FileWrapperArchive",
-            dependencies: ["CArchive", "CZstd", "CZlib", "CLZMA", "CFileSystem", "FileWrapperKit"]
+            dependencies: ["CArchive", "CCRC32", "CZstd", "CZlib", "CLZMA", "CFileSystem", "FileWrapperKit"]
         ),
         .target(
             name: "FileWrapperDocument",

@@ -1,3 +1,4 @@
+import CCRC32
 import CZlib
 
 /// A zip's unit of work for ``CompressionWorkers``: an input buffer holding one or more
@@ -110,7 +111,6 @@ final class DeflateJob: CompressionJob, @unchecked Sendable {
 
     /// The CRC-32 of `bytes`.
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
-        return UInt32(crc32(0, base.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+        ccrc32_update(0, bytes.baseAddress, bytes.count)
     }
 }

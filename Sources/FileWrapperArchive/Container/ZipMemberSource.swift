@@ -1,3 +1,4 @@
+import CCRC32
 import CZlib
 import FileWrapperKit
 import Glibc
@@ -100,14 +101,14 @@ final class ZipMemberSource: RegularFileSource {
         let fd = try archive.open()
         defer { Syscall.close(fd) }
         let (start, header) = try dataStart(in: fd)
-        var checksum = crc32_z(0, nil, 0)
+        var checksum: UInt32 = 0
         var produced = 0
         /// Counts and checks `block`, then hands it on.
         func deliver(_ block: UnsafeRawBufferPointer) throws(FileWrapperError) {
             guard block.count <= size - produced else {
                 throw archive.damage(member: entry, "the data expands to more than the \(size) bytes that the archive gives")
             }
-            checksum = crc32_z(checksum, block.baseAddress?.assumingMemoryBound(to: Bytef.self), block.count)
+            checksum = ccrc32_update(checksum, block.baseAddress, block.count)
             produced += block.count
             try body(block)
         }
@@ -124,8 +125,8 @@ final class ZipMemberSource: RegularFileSource {
         guard produced == size else {
             throw archive.damage(member: entry, "the data expands to \(produced) bytes, not the \(size) that the archive gives")
         }
-        guard UInt32(truncatingIfNeeded: checksum) == crc else {
-            throw archive.damage(member: entry, "the contents' CRC-32 is \(Self.hex(UInt32(truncatingIfNeeded: checksum))), the archive gives \(Self.hex(crc))")
+        guard checksum == crc else {
+            throw archive.damage(member: entry, "the contents' CRC-32 is \(Self.hex(checksum)), the archive gives \(Self.hex(crc))")
         }
         try archive.checkUnchanged(fd)
     }

@@ -1,4 +1,4 @@
-import CZlib
+import CCRC32
 import FileWrapperKit
 
 /// A zip's central directory held against its local headers, name by name.
@@ -200,7 +200,7 @@ struct ZipCentralNames {
             unicodePaths = paths.count
             // The field's data: version 1, the CRC-32 of the name's bytes, the name in UTF-8.
             if let field = paths.first, field.count > 5, field.first == 1 {
-                let crc = bytes.withContiguousStorageIfAvailable { crc32_z(0, $0.baseAddress, $0.count) } ?? 0
+                let crc = bytes.withContiguousStorageIfAvailable { ccrc32_update(0, $0.baseAddress, $0.count) } ?? 0
                 let stated = field.dropFirst().prefix(4).reversed().reduce(0) { $0 << 8 | UInt($1) }
                 if UInt(crc) == stated { unicodePath = field.dropFirst(5) }
             }

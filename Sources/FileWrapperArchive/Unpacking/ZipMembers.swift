@@ -1,3 +1,4 @@
+import CCRC32
 import CZlib
 
 /// A zip member's data as the archive stores it: where it lies, how it
@@ -165,7 +166,7 @@ final class ZipMemberExpander {
                 throw Damage(code: .io, message: "zlib could not allocate memory to inflate it")
             }
         }
-        let crc = UInt32(truncatingIfNeeded: crc32_z(0, contents.baseAddress?.assumingMemoryBound(to: Bytef.self), contents.count))
+        let crc = ccrc32_update(0, contents.baseAddress, contents.count)
         guard crc == member.crc else {
             throw Damage(message: "the contents' CRC-32 is \(Self.hex(crc)), the archive gives \(Self.hex(member.crc))")
         }
