@@ -44,7 +44,7 @@ struct Cat: ParsableCommand {
                 try StandardOutput.write(block)
             }
         } else {
-            try MemberContents.forEachBlock(ofMember: member, in: StandardInput.url(for: path), options: options) { block in
+            try MemberContents.forEachBlock(ofMember: member, in: StandardInput.url(for: path, limits: options.limits), options: options) { block in
                 try StandardOutput.write(block)
             }
         }

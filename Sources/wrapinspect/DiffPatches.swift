@@ -142,7 +142,7 @@ struct DiffPatches {
         let collect = { (index: Int, block: UnsafeRawBufferPointer) in builders[index].append(block) }
         switch source {
         case .path(let path):
-            let url = try StandardInput.url(for: path)
+            let url = try StandardInput.url(for: path, limits: settings.options.limits)
             if case .manifest = try Manifest.inputKind(of: url, options: settings.options) {
                 return Array(repeating: nil, count: entries.count)
             }
@@ -177,7 +177,7 @@ struct DiffPatches {
         }
         switch source {
         case .path(let path):
-            let url = try StandardInput.url(for: path)
+            let url = try StandardInput.url(for: path, limits: settings.options.limits)
             if case .manifest = try Manifest.inputKind(of: url, options: settings.options) {
                 return .failure(Unavailable(message: "\(path) is a manifest, which holds digests, not contents"))
             }

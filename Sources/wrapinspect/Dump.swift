@@ -139,7 +139,7 @@ struct Dump: ParsableCommand {
                 try ArchiveEntries.forEach(inArchiveFrom: stream.fd, name: stream.name, formats: input.formats, limits: input.limits,
                                            checkingContents: digests, visit)
             } else {
-                try ArchiveEntries.forEach(in: StandardInput.url(for: path), formats: input.formats, limits: input.limits,
+                try ArchiveEntries.forEach(in: StandardInput.url(for: path, limits: input.limits), formats: input.formats, limits: input.limits,
                                            checkingContents: digests, visit)
             }
         } catch let error as ArchiveError where error.code == .unrecognizedFormat {
@@ -168,7 +168,7 @@ struct StoredHint: Error, LocalizedError {
             let options = ManifestReadOptions(hashingContents: false, formats: formats)
             // A stream that was read is gone: only a path is looked at again.
             guard (try? StandardInput.stream(for: path)) == nil,
-                  let url = try? StandardInput.url(for: path), (try? Manifest.inputKind(of: url, options: options)) == .archive
+                  let url = try? StandardInput.url(for: path, limits: options.limits), (try? Manifest.inputKind(of: url, options: options)) == .archive
             else { return nil }
         } else {
             return nil

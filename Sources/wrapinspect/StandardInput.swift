@@ -17,7 +17,8 @@ import Glibc
 /// copy (``url(for:)``): made as it comes into a file in a private folder
 /// in `$TMPDIR` (mode 0700, named and locked as ``Replacement`` names a
 /// temporary, so that a signal or the next run removes it), then read as
-/// any file. Either way, the same bytes give the same entries, sizes and
+/// any file; a stream longer than any input within the limits can be
+/// (``ArchiveReadLimits/streamCapacity``) is refused, the copy removed. Either way, the same bytes give the same entries, sizes and
 /// digests as the file itself.
 enum StandardInput {
     static let name = "wrapinspect-stdin"
@@ -56,20 +57,21 @@ enum StandardInput {
         if streaming, let stream = try stream(for: path) {
             return try Manifest(readingFrom: stream.fd, name: stream.name, options: options)
         }
-        return try Manifest(reading: url(for: path), options: options)
+        return try Manifest(reading: url(for: path, limits: options.limits), options: options)
     }
 
     /// The URL to read for `path`: standard input's file (or a copy of
-    /// what it brings) when `path` names it, else `path` itself.
-    static func url(for path: String) throws -> URL {
+    /// what it brings, within what `limits` allow) when `path` names it,
+    /// else `path` itself.
+    static func url(for path: String, limits: ArchiveReadLimits) throws -> URL {
         guard isNamed(by: path) else { return URL(fileURLWithPath: path) }
         if let resolved { return resolved }
-        let url = try fileOrCopy()
+        let url = try fileOrCopy(limits: limits)
         resolved = url
         return url
     }
 
-    private static func fileOrCopy() throws -> URL {
+    private static func fileOrCopy(limits: ArchiveReadLimits) throws -> URL {
         var status = stat()
         guard Syscall.invoke(.fstat, { fstat(STDIN_FILENO, &status) }) == 0 else {
             throw StandardInputError(message: "standard input: \(String(cString: strerror(errno)))")
@@ -84,12 +86,14 @@ enum StandardInput {
         if isatty(STDIN_FILENO) == 1 {
             throw StandardInputError(message: "standard input is a terminal; pipe an archive into it or name a file")
         }
-        return try copy()
+        return try copy(limits: limits)
     }
 
     /// Copies standard input, to its end, into `standard input` in a new
     /// private folder; the URL names it `standard input` in messages.
-    private static func copy() throws -> URL {
+    /// Refused once a byte more than `limits` allow has come (no more is
+    /// read), naming ``ArchiveReadLimits/maxBytes``, which raises it.
+    private static func copy(limits: ArchiveReadLimits) throws -> URL {
         let temporary = FileManager.default.temporaryDirectory.path
         let fd = try Syscall.open(temporary, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { temporary })
         Replacement.removeLeftovers(of: name, in: fd, parentPath: temporary)
@@ -103,14 +107,23 @@ enum StandardInput {
         defer { Syscall.close(out) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { buffer.deallocate() }
+        let capacity = limits.streamCapacity
+        var total: Int64 = 0
         try ProgressLine.showing("reading", "standard input") { progress in
-            while true {
+            while total <= capacity {
                 // What a pipe holds now, not a full buffer: progress moves as the bytes come.
-                let count = try Syscall.retrying(.read, { "standard input" }) { Glibc.read(STDIN_FILENO, buffer.baseAddress, buffer.count) }
+                let wanted = Int(min(Int64(buffer.count), capacity - total + 1))
+                let count = try Syscall.retrying(.read, { "standard input" }) { Glibc.read(STDIN_FILENO, buffer.baseAddress, wanted) }
                 if count == 0 { break }
                 try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: out, path: { file.path })
+                total += Int64(count)
                 progress?.count(bytes: Int64(count))
             }
+        }
+        guard total <= capacity else {
+            removeCopy()
+            throw ArchiveError(.limitExceeded, archive: "standard input", message: "the stream is longer than \(capacity) bytes, the most an input "
+                               + "within the limits can take (contents, entries and path lengths); name a file instead", limit: .maxBytes)
         }
         return file
     }

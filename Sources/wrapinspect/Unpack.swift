@@ -135,7 +135,7 @@ struct Unpack: ParsableCommand {
         options.stripComponents = stripComponents
         options.keepsOutsideLinks = keepOutsideLinks
         let stream = try StandardInput.stream(for: archive)
-        let url = try stream == nil ? StandardInput.url(for: archive) : nil
+        let url = try stream == nil ? StandardInput.url(for: archive, limits: limits) : nil
         let summary = try ProgressLine.showing("unpacking", archive) { progress in
             if let stream {
                 return try ArchiveUnpacker.unpack(archiveFrom: stream.fd, name: stream.name, to: URL(fileURLWithPath: destination), options: options,

@@ -75,7 +75,7 @@ struct Verify: ParsableCommand {
         let status = VerifyStatus(path: path, forms: forms)
         let results = try VerifyWorkspace.withWorkspace { workspace in
             // Standard input is copied first, with a line of its own.
-            let url = try StandardInput.url(for: path)
+            let url = try StandardInput.url(for: path, limits: options.limits)
             return try ProgressLine.showing({ _ in status.line() }) { drawing in
                 try RoundTrip.check(url, through: forms, options: options, workspace: workspace,
                                     starting: status.begin) { result in

@@ -105,6 +105,22 @@ import TestSupport
         #expect(try Disk.names(in: bench.directory.appending("tmp")) == [])
     }
 
+    /// `diff` and `verify`, which copy a stream to read it more than once,
+    /// stop copying once it is longer than any input within the limits
+    /// given can be (64 MiB of zeros, for 1 MiB in 100 entries): refused
+    /// naming the limit to raise, the copy gone.
+    @Test(arguments: ["diff", "verify"])
+    func aCopiedStreamLongerThanAnInputWithinTheLimitsIsRefused(command: String) throws {
+        let bench = try Bench([])
+        let other = command == "diff" ? " src" : ""
+        let result = try bench.shell("head -c 67108864 /dev/zero | \"$W\" \(command) --max-bytes 1048576 --max-entries 100 -\(other)",
+                                     writableTemporary: true)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("wrapinspect: standard input: the stream is longer than "), "\(result.stderr)")
+        #expect(result.stderr.contains("name a file instead (raise it with --max-bytes)"), "\(result.stderr)")
+        #expect(try Disk.names(in: bench.directory.appending("tmp")) == [])
+    }
+
     /// `pack SRC -` into `unpack - DEST` and into `dump -`, every format
     /// pack writes by name here, with the file's results.
     @Test(arguments: ["tar", "tar.zst", "tar.gz", "cpio", "zip", "7z"])

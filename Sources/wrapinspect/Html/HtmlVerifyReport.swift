@@ -22,8 +22,8 @@ enum HtmlVerifyReport {
         page.body.append("<p class=\"summary\">\(lost == 0 ? "Every form kept the tree" : "\(lost) of \(results.count) forms lost something")</p>")
         page.body.append("<table class=\"forms\"><tr><th>form</th><th>result</th><th>not kept by the form</th><th>lost</th></tr>\(rows.joined())</table>")
         // Read again quietly: verify has said what it had to about the input.
-        let manifest = try Manifest(reading: StandardInput.url(for: path),
-                                    options: ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits))
+        let options = ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits)
+        let manifest = try Manifest(reading: StandardInput.url(for: path, limits: options.limits), options: options)
         page.body.append("<h2>Tree</h2>")
         page.body.append(HtmlTreeList.html(HtmlTreeList.rows(of: manifest), rootName: path))
         page.body.append("<h2>Size map</h2>")
