@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #pragma GCC visibility push(hidden)
 #include "CArchive.h"
@@ -35,11 +36,13 @@ static struct {
 
 static pthread_once_t libraryLoaded = PTHREAD_ONCE_INIT;
 
-/// Stops the program, naming what is missing: without libarchive nothing
-/// here can go on, as the dynamic loader would have refused to start it.
+/// Ends the program, naming what is missing, with the status the dynamic
+/// loader gives a program whose library is missing (127): without
+/// libarchive nothing here can go on, and the loader would have refused
+/// to start it.
 static void missing(const char *what) {
     fprintf(stderr, "FileWrapperArchive: cannot load %s: %s (Debian installs it with libarchive13)\n", what, dlerror());
-    abort();
+    _exit(127);
 }
 
 static void loadLibrary(void) {
