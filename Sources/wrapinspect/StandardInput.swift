@@ -14,12 +14,13 @@ import Glibc
 /// `unpack`: ``stream(for:)``), through the readers' descriptor entry
 /// points, which spool only a zip or a 7z (their directories lie at the
 /// end). `diff` and `verify`, which read an input more than once, get a
-/// copy (``url(for:)``): made as it comes into a file in a private folder
-/// in `$TMPDIR` (mode 0700, named and locked as ``Replacement`` names a
-/// temporary, so that a signal or the next run removes it), then read as
-/// any file; a stream longer than any input within the limits can be
-/// (``ArchiveReadLimits/streamCapacity``) is refused, the copy removed. Either way, the same bytes give the same entries, sizes and
-/// digests as the file itself.
+/// copy (``url(for:limits:)``): made as it comes into a file in a private
+/// folder in `$TMPDIR` (mode 0700, named and locked as ``Replacement``
+/// names a temporary, so that a signal or the next run removes it), then
+/// read as any file; a stream longer than any input within the limits can
+/// be (``ArchiveReadLimits/streamCapacity``) is refused, the copy removed.
+/// Either way, the same bytes give the same entries, sizes and digests as
+/// the file itself.
 enum StandardInput {
     static let name = "wrapinspect-stdin"
     /// The folder that holds the copy, with the descriptor on `$TMPDIR`
@@ -35,7 +36,7 @@ enum StandardInput {
     /// Standard input's descriptor and its name in messages, when `path`
     /// names it and it is a stream (a pipe, a socket, a device), to be
     /// read once as it comes; nil for any other path, and for standard
-    /// input redirected from a file, which is read by its path (``url(for:)``).
+    /// input redirected from a file, which is read by its path (``url(for:limits:)``).
     /// A terminal is refused.
     static func stream(for path: String) throws -> (fd: CInt, name: String)? {
         guard isNamed(by: path), resolved == nil else { return nil }
