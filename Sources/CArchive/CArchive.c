@@ -35,35 +35,49 @@ static struct {
 } library;
 
 static pthread_once_t libraryLoaded = PTHREAD_ONCE_INIT;
+/// Why the library could not be loaded; empty once it is.
+static char loadFailure[512];
 
-/// Ends the program, naming what is missing, with the status the dynamic
-/// loader gives a program whose library is missing (127): without
-/// libarchive nothing here can go on, and the loader would have refused
-/// to start it.
-static void missing(const char *what) {
-    fprintf(stderr, "FileWrapperArchive: cannot load %s: %s (Debian installs it with libarchive13)\n", what, dlerror());
-    _exit(127);
+/// Records why `what` could not be loaded, for ``load()`` to report.
+static void recordFailure(const char *what) {
+    snprintf(loadFailure, sizeof loadFailure, "%s: %s", what, dlerror());
 }
 
 static void loadLibrary(void) {
     void *handle = dlopen(libraryName, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) missing(libraryName);
+    if (handle == NULL) {
+        recordFailure(libraryName);
+        return;
+    }
 #define FWK_ARCHIVE_FUNCTION(type, name, parameters, arguments) \
-    if ((library.name = (type (*) parameters)dlsym(handle, #name)) == NULL) missing(#name);
+    if ((library.name = (type (*) parameters)dlsym(handle, #name)) == NULL) { recordFailure(#name); return; }
 #define FWK_ARCHIVE_PROCEDURE(name, parameters, arguments) FWK_ARCHIVE_FUNCTION(void, name, parameters, arguments)
 #include "ArchiveFunctions.h"
 #undef FWK_ARCHIVE_FUNCTION
 #undef FWK_ARCHIVE_PROCEDURE
 }
 
+/// Loads the library, once for all threads. Where that failed, ends the
+/// program naming what is missing, with the status the dynamic loader
+/// gives a program whose library is missing (127): without libarchive
+/// nothing here can go on, and the loader would have refused to start it.
+/// The end comes after `pthread_once` has returned, never inside it.
+static inline void load(void) {
+    pthread_once(&libraryLoaded, loadLibrary);
+    if (loadFailure[0] != 0) {
+        fprintf(stderr, "FileWrapperArchive: cannot load %s (Debian installs it with libarchive13)\n", loadFailure);
+        _exit(127);
+    }
+}
+
 #define FWK_ARCHIVE_FUNCTION(type, name, parameters, arguments) \
     type name parameters {                                        \
-        pthread_once(&libraryLoaded, loadLibrary);                \
+        load();                                                   \
         return library.name arguments;                            \
     }
 #define FWK_ARCHIVE_PROCEDURE(name, parameters, arguments) \
     void name parameters {                                  \
-        pthread_once(&libraryLoaded, loadLibrary);          \
+        load();                                             \
         library.name arguments;                             \
     }
 #include "ArchiveFunctions.h"
