@@ -21,11 +21,14 @@ import TestSupport
 ///
 /// A reduced run (``TestSizes``: the sanitizer runs) leaves bsdtar out:
 /// its listing is the same in every build, and the comparison was made at
-/// full size. Every file still goes through our code under the sanitizer:
-/// `dump` and `unpack` read each one, and `dump --stored --all-formats`
-/// reads those in a format our default reading leaves out, but for the
-/// ``trouble`` files, on which libarchive with every format spins or runs
-/// out of memory, in bsdtar as in `dump --stored --all-formats`.
+/// full size. Every file still goes through our code under the sanitizer,
+/// read in batches by `fwk-test-child read-each` (CorpusTests+Batches.swift)
+/// through the library calls and limits behind `dump` and `unpack`, each
+/// step with the same checks (but that the error names the file without
+/// the `wrapinspect: ` of the command line), and behind `dump --stored
+/// --all-formats` for those in a format our default reading leaves out,
+/// but for the ``trouble`` files, on which libarchive with every format
+/// spins or runs out of memory, in bsdtar as in `dump --stored --all-formats`.
 @Suite struct CorpusTests {
     /// `$FWK_CORPUS`, else `../shared/corpus` beside the checkout, else the
     /// machine's `/work/shared/corpus` (a clone elsewhere, as CI makes).
@@ -307,7 +310,10 @@ import TestSupport
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/bsdtar"), "bsdtar is missing: apt-get install libarchive-tools")
 
         let started = Date()
-        let results = try await Self.listAll(files, workers: Self.bsdtarSpins.count + 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let results = TestSizes.reduced
+            ? try await Self.readAllInBatches(files, workers: 2 * cores)
+            : try await Self.listAll(files, workers: Self.bsdtarSpins.count + 2 * cores)
         let seconds = Date().timeIntervalSince(started)
         try #require(results.count == files.count)
 
@@ -319,10 +325,10 @@ import TestSupport
             if bsdtar == nil, let stored = result.oursLikeBsdtar { outcomes.append(("dump --stored", stored)) }
             for (command, outcome) in outcomes {
                 #expect(!outcome.signaled && [0, 2].contains(outcome.status),
-                        "\(file): \(command) ended with \(outcome.signaled ? "signal" : "status") \(outcome.status) (137: killed at the time limit)\n\(outcome.error)")
+                        "\(file): \(command) ended with \(outcome.signaled ? "signal" : "status") \(outcome.status) (137: killed at the time limit; 14: read-each's alarm at the time limit)\n\(outcome.error)")
                 if outcome.status == 2 {
                     let lines = outcome.error.split(separator: "\n").filter { !Self.isSanitizerAllocationWarning($0) }
-                    #expect(lines.count == 1 && lines[0].hasPrefix("wrapinspect: " + path + ": "),
+                    #expect(lines.count == 1 && lines[0].hasPrefix((TestSizes.reduced ? "" : "wrapinspect: ") + path + ": "),
                             "\(file): \(command)'s error is not one line naming the file: \(outcome.error)")
                 }
             }

@@ -11,6 +11,10 @@
 //   fwk-test-child read-archive READER ARCHIVE     read ARCHIVE and every file's contents with one reader:
 //                                                  entries (ArchiveEntries), manifest (Manifest; prints its entries
 //                                                  and the bytes they take), tree (ArchiveReader)
+//   fwk-test-child read-each LIST AREA [--stored] [--seconds=N]
+//                                                  read each archive LIST names as wrapinspect dump and unpack (into
+//                                                  AREA/N/out) read it, or with --stored as dump --stored --all-formats;
+//                                                  a line of JSON before and after each step (ReadEach.swift)
 //   fwk-test-child edit-zip ZIP MEMBER SOURCE      make MEMBER of ZIP hold the file SOURCE's bytes (ZipArchiveEditor), the
 //                                                  other members copied as stored
 //   fwk-test-child save-document SOURCE DOCUMENT  open DOCUMENT (a package, or a zip container if it ends in .zip)
@@ -38,6 +42,7 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "pack": (3, "pack FORMAT SOURCE ARCHIVE [--reproducible] [--deferred]", pack),
     "unpack": (2, "unpack ARCHIVE DESTINATION [--force] [--count-resources]", unpack),
     "read-archive": (2, "read-archive entries|manifest|tree ARCHIVE", readArchive),
+    "read-each": (2, "read-each LIST AREA [--stored] [--seconds=N]", readEach),
     "edit-zip": (3, "edit-zip ZIP MEMBER SOURCE [--deferred]", editZip),
     "save-document": (2, "save-document SOURCE DOCUMENT", saveDocument),
     "save-while-threads-block": (1, "save-while-threads-block DOCUMENT", saveWhileThreadsBlock),
