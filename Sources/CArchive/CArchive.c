@@ -4,8 +4,8 @@
 // nettle, libacl, lz4, bzip2) are mapped and relocated before main runs:
 // 1.3 ms of every start on the machine of docs/performance.md, more than
 // `unzip -p` takes to print a small member. Much of what the package does
-// needs none of it: bundles, and zip containers, which it reads by their
-// central directory itself. So each function the package calls
+// needs none of it: bundles, and zip containers whose members are stored
+// or deflated, which it reads itself. So each function the package calls
 // (ArchiveFunctions.h) is defined here: its first call, from any thread,
 // opens the library once (dlopen, pthread_once) and looks up every
 // function; each call then goes to libarchive's own.
