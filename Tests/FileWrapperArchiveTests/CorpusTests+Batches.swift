@@ -60,43 +60,17 @@ extension CorpusTests {
     }
 
     /// Reads `files` in batches of ``batchSize``, `workers` processes at a
-    /// time, each waited for on a thread of its own (as ``listAll(_:workers:)``
-    /// does): not on Swift's cooperative pool, whose two threads other
-    /// tests hold while they wait for their own processes.
+    /// time, each waited for on a thread of its own
+    /// (``onThreadsOfTheirOwn(count:workers:_:)``, as ``listAll(_:workers:)``).
     static func readInBatches(_ files: [String], stored: Bool, workers: Int, scratch: URL) async throws -> [String: FileRead] {
         let batches = stride(from: 0, to: files.count, by: batchSize).map { Array(files[$0..<min($0 + batchSize, files.count)]) }
         let lock = NSLock()
-        nonisolated(unsafe) var next = 0
         nonisolated(unsafe) var merged: [String: FileRead] = [:]
-        nonisolated(unsafe) var failure: Error?
-        let group = DispatchGroup()
-        for _ in 0..<min(workers, batches.count) {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                while true {
-                    let number: Int? = lock.withLock {
-                        defer { next += 1 }
-                        return next < batches.count && failure == nil ? next : nil
-                    }
-                    guard let number else { return }
-                    let folder = scratch.appendingPathComponent("\(stored ? "stored" : "read")-\(number)")
-                    do {
-                        let reads = try readBatch(batches[number], stored: stored, folder: folder)
-                        lock.withLock { merged.merge(reads) { $1 } }
-                    } catch {
-                        lock.withLock { failure = error }
-                    }
-                }
-            }
+        try await onThreadsOfTheirOwn(count: batches.count, workers: workers) { _, number in
+            let folder = scratch.appendingPathComponent("\(stored ? "stored" : "read")-\(number)")
+            let reads = try readBatch(batches[number], stored: stored, folder: folder)
+            lock.withLock { merged.merge(reads) { $1 } }
         }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                group.wait()
-                continuation.resume()
-            }
-        }
-        if let failure { throw failure }
         return merged
     }
 

@@ -238,48 +238,30 @@ import TestSupport
         }
     }
 
-    /// Reads every file with `workers` at a time, in order (each runs our
-    /// dump and unpack, then bsdtar); bsdtar runs niced, so that the files
-    /// it spins on for the whole time limit take spare time rather than ours.
-    static func listAll(_ files: [String], workers: Int) async throws -> [Result] {
-        let wrapinspect = Disk.productsDirectory.appendingPathComponent("wrapinspect").path
-        let scratch = try TemporaryDirectory()
+    /// Calls `body(worker, index)` for every index below `count`, in
+    /// order, on `workers` threads of their own, not on Swift's cooperative
+    /// pool, whose threads other tests hold while they wait for their own
+    /// processes; after a call throws, no other starts, and its error is
+    /// thrown once the calls under way have ended.
+    static func onThreadsOfTheirOwn(
+        count: Int, workers: Int, _ body: @escaping @Sendable (_ worker: Int, _ index: Int) throws -> Void
+    ) async throws {
         let lock = NSLock()
         nonisolated(unsafe) var next = 0
-        nonisolated(unsafe) var results: [Result] = []
         nonisolated(unsafe) var failure: Error?
         let group = DispatchGroup()
-        for worker in 0..<workers {
+        for worker in 0..<min(workers, count) {
             group.enter()
-            let directory = scratch.appending("worker-\(worker)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             Thread.detachNewThread {
                 defer { group.leave() }
                 while true {
                     let index: Int? = lock.withLock {
                         defer { next += 1 }
-                        return next < files.count && failure == nil ? next : nil
+                        return next < count && failure == nil ? next : nil
                     }
                     guard let index else { return }
-                    let path = corpus.appendingPathComponent(files[index]).path
                     do {
-                        let ours = try run([wrapinspect, "dump", path])
-                        let area = directory.appendingPathComponent("unpack")
-                        try FileManager.default.createDirectory(at: area, withIntermediateDirectories: true)
-                        let unpack = try run([wrapinspect, "unpack", path, area.appendingPathComponent("out").path])
-                        let left = try FileManager.default.contentsOfDirectory(atPath: area.path)
-                        try FileManager.default.removeItem(at: area)
-                        let bsdtar = comparesWithBsdtar
-                            ? try run(["/usr/bin/nice", "-n", "10", "/usr/bin/bsdtar", "-tf", path],
-                                      environment: ["LC_ALL": "C.UTF-8"], sanitized: false)
-                            : nil
-                        let storedListing = bsdtar.map { $0.status == 0 }
-                            ?? (trouble[files[index]] == nil && ours.error.contains("which this reader leaves out"))
-                        let likeBsdtar = storedListing
-                            ? try run([wrapinspect, "dump", "--stored", "--all-formats", "--json", path]) : nil
-                        let result = Result(file: files[index], ours: ours, unpack: unpack, leftInUnpackArea: left,
-                                            bsdtar: bsdtar, oursLikeBsdtar: likeBsdtar)
-                        lock.withLock { results.append(result) }
+                        try body(worker, index)
                     } catch {
                         lock.withLock { failure = error }
                     }
@@ -293,6 +275,41 @@ import TestSupport
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Reads every file with `workers` at a time, in order (each runs our
+    /// dump and unpack, then bsdtar); bsdtar runs niced, so that the files
+    /// it spins on for the whole time limit take spare time rather than ours.
+    static func listAll(_ files: [String], workers: Int) async throws -> [Result] {
+        let wrapinspect = Disk.productsDirectory.appendingPathComponent("wrapinspect").path
+        let scratch = try TemporaryDirectory()
+        let directories = (0..<workers).map { scratch.appending("worker-\($0)") }
+        for directory in directories {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        let lock = NSLock()
+        nonisolated(unsafe) var results: [Result] = []
+        try await onThreadsOfTheirOwn(count: files.count, workers: workers) { worker, index in
+            let directory = directories[worker]
+            let path = corpus.appendingPathComponent(files[index]).path
+            let ours = try run([wrapinspect, "dump", path])
+            let area = directory.appendingPathComponent("unpack")
+            try FileManager.default.createDirectory(at: area, withIntermediateDirectories: true)
+            let unpack = try run([wrapinspect, "unpack", path, area.appendingPathComponent("out").path])
+            let left = try FileManager.default.contentsOfDirectory(atPath: area.path)
+            try FileManager.default.removeItem(at: area)
+            let bsdtar = comparesWithBsdtar
+                ? try run(["/usr/bin/nice", "-n", "10", "/usr/bin/bsdtar", "-tf", path],
+                          environment: ["LC_ALL": "C.UTF-8"], sanitized: false)
+                : nil
+            let storedListing = bsdtar.map { $0.status == 0 }
+                ?? (trouble[files[index]] == nil && ours.error.contains("which this reader leaves out"))
+            let likeBsdtar = storedListing
+                ? try run([wrapinspect, "dump", "--stored", "--all-formats", "--json", path]) : nil
+            let result = Result(file: files[index], ours: ours, unpack: unpack, leftInUnpackArea: left,
+                                bsdtar: bsdtar, oursLikeBsdtar: likeBsdtar)
+            lock.withLock { results.append(result) }
+        }
         return results.sorted { $0.file < $1.file }
     }
 
