@@ -1,5 +1,4 @@
 import CCRC32
-import CZlib
 import FileWrapperKit
 import Glibc
 
