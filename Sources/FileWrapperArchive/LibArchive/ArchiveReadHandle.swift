@@ -26,6 +26,15 @@ final class ArchiveReadHandle {
     /// Whether the current entry is sparse: its bytes in the archive are
     /// not its contents as they are.
     private var entryIsSparse = false
+    /// The size the current entry's header declares, for a regular file
+    /// whose data follows it (not a hard link); nil when it declares none.
+    private var declaredSize: Int64?
+    /// The bytes of the current entry given out so far.
+    private var delivered: Int64 = 0
+    /// Whether libarchive has ended the current sparse entry's data before
+    /// its size: the rest is hole, given as zeros without asking it again
+    /// (past its end it would give some of the zeros itself).
+    private var inTrailingHole = false
     /// The pax records libarchive misreads, as a tar stores them.
     private var paxRecords: PaxRawRecords?
 
@@ -304,6 +313,14 @@ final class ArchiveReadHandle {
                 header.path = String(validating: name, as: UTF8.self)
                 lastPath = header.path ?? header.rawPath
             }
+            // A 7z entry whose Unix mode has permissions but no file-type
+            // bits (Qt's installer packages) is a regular file to 7-Zip,
+            // bsdtar and py7zr; libarchive, which makes a directory of a
+            // 7z entry by its own bits, passes it on with no type.
+            if formatFamily == ARCHIVE_FORMAT_7ZIP, header.type & S_IFMT == 0 { header.type |= S_IFREG }
+            delivered = 0
+            inTrailingHole = false
+            declaredSize = header.type & S_IFMT == S_IFREG && header.hardlinkBytes == nil ? header.size : nil
             if isZip {
                 let isSymbolicLink = header.type & S_IFMT == S_IFLNK
                 let member = try zipMember(isSymbolicLink: isSymbolicLink)
@@ -400,12 +417,42 @@ final class ArchiveReadHandle {
     }
 
     /// Reads the current entry's next bytes into `buffer`; 0 at its end.
+    /// The bytes are held to the size the header declares: a sparse
+    /// entry's holes after its last data are given as zeros (libarchive
+    /// 3.6.2 ends a GNU sparse file that is all hole at 0 bytes), and any
+    /// other entry whose data ends short of its size, or runs past it, is
+    /// refused.
     func readData(into buffer: UnsafeMutableRawBufferPointer, entry: String) throws -> Int {
-        try ArchiveLocale.withUTF8 {
+        if inTrailingHole, let declaredSize { return zeros(into: buffer, upTo: declaredSize) }
+        let count = try ArchiveLocale.withUTF8 {
             let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
             guard count >= 0 else { throw failure(CInt(truncatingIfNeeded: count), entry: entry) }
             return count
         }
+        guard let declaredSize else { return count }
+        if count == 0, delivered < declaredSize {
+            guard entryIsSparse else {
+                throw ArchiveError(.corrupt, archive: name, entry: entry,
+                                   message: "the entry's data ends after \(delivered) of the \(declaredSize) bytes its header declares")
+            }
+            inTrailingHole = true
+            return zeros(into: buffer, upTo: declaredSize)
+        }
+        delivered += Int64(count)
+        guard delivered <= declaredSize else {
+            throw ArchiveError(.corrupt, archive: name, entry: entry,
+                               message: "the entry holds more than the \(declaredSize) bytes its header declares")
+        }
+        return count
+    }
+
+    /// Fills `buffer` with as many zeros as the current entry still holds
+    /// up to `size`, and returns how many.
+    private func zeros(into buffer: UnsafeMutableRawBufferPointer, upTo size: Int64) -> Int {
+        let count = Int(min(Int64(buffer.count), size - delivered))
+        if count > 0 { buffer.baseAddress.map { _ = memset($0, 0, count) } }
+        delivered += Int64(count)
+        return count
     }
 
     /// The archive's bytes, to read beside libarchive, and where the current
