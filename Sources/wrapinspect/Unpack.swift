@@ -18,7 +18,8 @@ struct Unpack: ParsableCommand {
             DESTINATION its mode and time. Refused: absolute paths, "..", \
             entries for the destination itself that are not directories, symlinks that lead out of the tree, writes \
             through symlinks, hard links to anything but an earlier file, device \
-            nodes, FIFOs, sockets, a path twice, a file and a directory at one \
+            nodes, FIFOs, sockets, a file or link twice (a directory stored again is \
+            one directory), a file and a directory at one \
             path, encrypted entries, damaged data, and anything over the limits \
             below. Setuid, setgid, sticky and group/other write bits are dropped; \
             owners are not restored. ARCHIVE "-" (or /dev/stdin) is standard \

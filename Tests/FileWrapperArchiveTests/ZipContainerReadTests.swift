@@ -198,7 +198,7 @@ import TestSupport
         let cases: [[String]] = [
             ["../evil.txt"], ["/etc/passwd"], ["a/../../b.txt"], ["twice.txt", "twice.txt"],
             ["K.txt", "\u{212A}.txt"], ["caf\u{E9}.txt", "cafe\u{301}.txt"], [String(repeating: "n", count: 300)],
-            ["dir/", "dir/"], [""],
+            [""],
         ]
         for (number, names) in cases.enumerated() {
             let zip = directory.appending("hostile\(number).zip")

@@ -19,13 +19,12 @@ struct ArchiveTree {
     }
 
     /// Adds the directory entry at `names`, or gives its attributes to the
-    /// directory made there as a parent; refuses a second entry for it.
+    /// directory already there: made as a parent, or stored before as a
+    /// directory (every tar extracts a repeated directory as one, with the
+    /// attributes of its last entry).
     mutating func addDirectory(at names: [EntryName], attributes: FileWrapper.Attributes, entry: String) throws {
         let key = PathKey(names)
         if let existing = directories[key] {
-            guard existing.implicit else {
-                throw ArchiveError(.duplicateEntry, archive: archive, entry: entry, message: "the archive has this directory twice")
-            }
             existing.wrapper.attributes = attributes
             directories[key] = (existing.wrapper, false)
             return

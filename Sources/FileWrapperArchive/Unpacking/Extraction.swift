@@ -183,12 +183,12 @@ final class Extraction {
 
     /// Takes the root's own entry (`.`, `./`, as `tar -C dir .`, `find . |
     /// cpio` and every `.deb` write it) as the destination's: its mode and
-    /// time go to the new root. Anything but a directory there is refused.
+    /// time go to the new root (stored again, it is the same directory, and
+    /// its last entry's attributes win). Anything but a directory there is refused.
     private func takeRootEntry(_ header: ArchiveReadHandle.Header, path: String) throws {
         guard header.hardlinkTarget == nil, header.type & S_IFMT == S_IFDIR else {
             throw refusal(.unsafePath, path, "the entry would replace the destination, a directory, with another kind")
         }
-        try record(path) { () throws(UnpackedTree.Conflict) in try tree.addRootEntry() }
         tree.root.mode = Self.safeMode(header.permissions)
         tree.root.modified = header.modifiedIsSet
             ? timespec(tv_sec: Int(header.modified.seconds), tv_nsec: Int(header.modified.nanoseconds)) : nil

@@ -12,8 +12,7 @@ final class UnpackedTree {
     /// A path of the tree and what is there.
     final class Node {
         enum Kind: Equatable {
-            /// `explicit` when the archive has an entry for it, not only entries below it.
-            case directory(explicit: Bool)
+            case directory
             case file
             case symlink(target: [UInt8])
             /// Nothing yet: a path that an earlier symlink's target went
@@ -61,7 +60,7 @@ final class UnpackedTree {
     }
 
     /// The destination itself.
-    let root = Node(.directory(explicit: false))
+    let root = Node(.directory)
 
     /// The nodes from the root down to the deepest existing directory of
     /// `names`, and how many of `names` that is: the rest are missing.
@@ -93,38 +92,32 @@ final class UnpackedTree {
     /// Records a directory made only as a parent, named `name` in `parent`.
     func addImplicitDirectory(_ name: EntryName, in parent: Node) -> Node {
         if let node = parent.children[name] {
-            node.kind = .directory(explicit: false)
+            node.kind = .directory
             return node
         }
-        let node = Node(.directory(explicit: false))
+        let node = Node(.directory)
         parent.children[name] = node
         return node
     }
 
     /// Records an explicit directory; `isNew` is `false` when it already
-    /// exists as an implicit one (nothing to make, only its attributes to set).
+    /// exists (nothing to make, only its attributes to set): made as a
+    /// parent, or stored before as a directory, which every tar accepts and
+    /// gives the attributes of its last entry.
     func addDirectory(_ name: EntryName, in parent: Node) throws(Conflict) -> (node: Node, isNew: Bool) {
         guard let node = parent.children[name] else {
-            let node = Node(.directory(explicit: true))
+            let node = Node(.directory)
             parent.children[name] = node
             return (node, true)
         }
         switch node.kind {
         case .absent:
-            node.kind = .directory(explicit: true)
+            node.kind = .directory
             return (node, true)
-        case .directory(explicit: false):
-            node.kind = .directory(explicit: true)
+        case .directory:
             return (node, false)
-        case .directory(explicit: true): throw .duplicate
         case .file, .symlink: throw .fileAndDirectory
         }
-    }
-
-    /// Records the root's own entry; throws if there was one already.
-    func addRootEntry() throws(Conflict) {
-        guard root.kind == .directory(explicit: false) else { throw .duplicate }
-        root.kind = .directory(explicit: true)
     }
 
     /// Records a regular file (or a hard link to one).

@@ -48,8 +48,9 @@ public struct Manifest: Sendable {
     package internal(set) var unreadable: [UnreadableEntry] = []
     /// The paths an archive stores more than once (an appended `tar -rf`),
     /// in manifest order: each has the entry stored last, as extraction by
-    /// tar leaves it (``ManifestBuilder/RepeatedPaths/lastWins``). Empty
-    /// for every other source.
+    /// tar leaves it (``ManifestBuilder/RepeatedPaths/lastWins``). A
+    /// directory stored again as a directory is not listed: it is one
+    /// directory, as every tar extracts it. Empty for every other source.
     public let repeatedPaths: [[UInt8]]
 
     /// A manifest of `entries`, sorted and checked as ``ManifestBuilder`` does.

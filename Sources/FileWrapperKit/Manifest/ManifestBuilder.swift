@@ -77,13 +77,14 @@ public struct ManifestBuilder {
     /// Removes, in place, every entry of the sorted `entries` but the last
     /// added of each path (the sort keeps the order entries were added in
     /// among equal paths: it is stable); returns the paths that had more
-    /// than one.
+    /// than one, but for a directory only ever stored as a directory.
     private static func keepLastOfEachPath(_ entries: inout [ManifestEntry]) -> [[UInt8]] {
         var repeated: [[UInt8]] = []
         var kept = 0
         for index in entries.indices {
             if kept > 0, entries[kept - 1].path == entries[index].path {
-                if repeated.last != entries[index].path { repeated.append(entries[index].path) }
+                let sameDirectory = entries[kept - 1].kind == .directory && entries[index].kind == .directory
+                if !sameDirectory, repeated.last != entries[index].path { repeated.append(entries[index].path) }
                 kept -= 1
             }
             if kept != index { entries.swapAt(kept, index) }
