@@ -53,9 +53,23 @@ struct Diff: ParsableCommand {
             JSON and property-list files (XML or binary) are compared as data: \
             one line per key or element added (+), removed (-) or changed, by \
             its JSON Pointer path (/pages/3/title: "a" -> "b"), or "formatting \
-            only" when just key order, whitespace or encoding changed. A file \
-            that is an archive on both sides is compared as a tree, its changes \
-            and patches indented under it, three archives deep.
+            only" when just key order, whitespace or encoding changed; one that \
+            expands past --max-structured-nodes values (a binary property list \
+            may refer to one array from many places), nests deeper than 512 \
+            levels or contains itself is not compared as data, says so \
+            ("not compared: the property list expands past 1000000 nodes, \
+            raise with --max-structured-nodes") and gets the patch of its bytes. \
+            A file that is an archive on both sides is compared as a tree, its \
+            changes and patches indented under it, --max-nested-depth (3) \
+            archives deep; together, the nested archives of one comparison may \
+            expand to --max-nested-bytes (256 MiB) and hold --max-nested-entries \
+            (100000) entries. Past a limit, a nested archive is not compared as \
+            a tree ("not compared: nested archives expand past 268435456 bytes, \
+            raise with --max-nested-bytes") and gets the first differing bytes; \
+            this is not an error. Files are read a batch at a time (16 MiB a \
+            side), and each batch's patches are printed before the next is \
+            read, so memory stays bounded however many files changed; an \
+            archive that is not a zip is read twice a batch.
 
             With --html FILE, the same comparison is also written as one \
             page that needs nothing else (no network, no other file): the \
@@ -102,6 +116,26 @@ struct Diff: ParsableCommand {
         valueName: "bytes"))
     var maxDiffBytes: Int = 1 << 20
 
+    @Option(help: ArgumentHelp(
+        "With --structured, compare a JSON or property-list file as data only when it holds at most this many values, each counted where it is referred to (default 1000000).",
+        valueName: "n"))
+    var maxStructuredNodes: Int = StructuredValue.defaultMaxNodes
+
+    @Option(help: ArgumentHelp(
+        "With a patch, compare an archive inside an archive as a tree at most this many archives deep (default 3; 0 compares none).",
+        valueName: "n"))
+    var maxNestedDepth: Int = NestedArchiveBudget.Limits().maxDepth
+
+    @Option(help: ArgumentHelp(
+        "With a patch, at most this many bytes of contents for all nested archives together, both sides (default 268435456, 256 MiB).",
+        valueName: "bytes"))
+    var maxNestedBytes: Int64 = NestedArchiveBudget.Limits().maxBytes
+
+    @Option(help: ArgumentHelp(
+        "With a patch, at most this many entries in all nested archives together, both sides (default 100000).",
+        valueName: "n"))
+    var maxNestedEntries: Int = NestedArchiveBudget.Limits().maxEntries
+
     @Option(name: [.customShort("M"), .customLong("find-renames")], help: ArgumentHelp(
         "How alike in percent a removed and an added file must be to show as a move of a changed file (default 50, as git diff -M); 100 finds moves of unchanged files only.",
         valueName: "percent"))
@@ -139,8 +173,12 @@ struct Diff: ParsableCommand {
         if !(0...1_000_000).contains(renameLimit) {
             throw ValidationError("--rename-limit must be from 0 to 1000000.")
         }
-        if maxDiffBytes <= 0 {
-            throw ValidationError("--max-diff-bytes must be more than 0.")
+        for (flag, value) in [("--max-diff-bytes", Int64(maxDiffBytes)), ("--max-structured-nodes", Int64(maxStructuredNodes)),
+                              ("--max-nested-bytes", maxNestedBytes), ("--max-nested-entries", Int64(maxNestedEntries))] where value <= 0 {
+            throw ValidationError("\(flag) must be more than 0.")
+        }
+        if maxNestedDepth < 0 {
+            throw ValidationError("--max-nested-depth must be 0 or more.")
         }
     }
 
@@ -159,37 +197,48 @@ struct Diff: ParsableCommand {
 
     func run() throws {
         let settings = DiffPatches.Settings(
-            context: context ?? 3, maxBytes: maxDiffBytes, structured: structured, ignoring: try ignoredFields(),
-            options: ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits),
-            minimumSimilarity: findRenames, renameLimit: renameLimit)
+            context: context ?? 3, maxBytes: maxDiffBytes, structured: structured, maxStructuredNodes: maxStructuredNodes,
+            ignoring: try ignoredFields(), options: ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits),
+            minimumSimilarity: findRenames, renameLimit: renameLimit,
+            nested: NestedArchiveBudget.Limits(maxDepth: maxNestedDepth, maxBytes: maxNestedBytes, maxEntries: maxNestedEntries))
         let (oldManifest, newManifest) = try (input.manifest(of: old), input.manifest(of: new))
         let diff = try DiffPatches.diff(from: oldManifest, to: newManifest, old: .path(old), new: .path(new), settings: settings)
         if diff.similarMovesSkipped {
             printError("note: over \(renameLimit) × \(renameLimit) removed and added files, so moves of changed files were not looked for (--rename-limit)")
         }
         let rendering = DiffRendering(diff: diff)
-        var patches: DiffPatches?
-        if patch || context != nil || structured {
-            patches = try DiffPatches(of: diff, old: .path(old), new: .path(new), settings: settings)
-        }
-        if let html {
-            // The page compares JSON and property lists as data, whatever the text output does.
-            var pageSettings = settings
-            pageSettings.structured = true
-            let pagePatches = if let patches, structured {
-                patches
-            } else {
-                try DiffPatches(of: diff, old: .path(old), new: .path(new), settings: pageSettings)
+        let textPatches = patch || context != nil || structured
+            ? DiffPatches(of: diff, old: .path(old), new: .path(new), settings: settings) : nil
+        // The page compares JSON and property lists as data, whatever the text output does.
+        var pageSettings = settings
+        pageSettings.structured = true
+        var page = HtmlDiffReport.Patches()
+        // With --structured the text's patches are the page's: each is made once, for both.
+        let sharesPatches = html != nil && textPatches != nil && structured
+        if html != nil, !sharesPatches {
+            try DiffPatches(of: diff, old: .path(old), new: .path(new), settings: pageSettings).forEach { index, patch in
+                try page.add(patch, index: index, of: diff, settings: pageSettings)
             }
-            try HtmlDiffReport(diff: diff, patches: pagePatches, old: oldManifest, new: newManifest, oldName: old, newName: new)
-                .page.write(to: html)
+        }
+        let patches: DiffRendering.Patches? = textPatches.map { textPatches in
+            { body in
+                try textPatches.forEach { index, patch in
+                    if sharesPatches { try page.add(patch, index: index, of: diff, settings: pageSettings) }
+                    try body(index, patch)
+                }
+            }
         }
         if json {
-            try StandardOutput.line(rendering.json(patches: patches))
+            try rendering.writeJSON(settings: settings, patches: patches) { try StandardOutput.write(Data($0.utf8)) }
+            try StandardOutput.write(Data([UInt8(ascii: "\n")]))
         } else {
-            for line in rendering.lines(colored: color.colorsOutput(), patches: patches) {
+            try rendering.write(colored: color.colorsOutput(), settings: settings, patches: patches) { line in
                 try StandardOutput.write(Data(line + [UInt8(ascii: "\n")]))
             }
+        }
+        if let html {
+            try HtmlDiffReport(diff: diff, patches: page, old: oldManifest, new: newManifest, oldName: old, newName: new)
+                .page.write(to: html)
         }
         if !diff.isEmpty {
             throw ExitCode(1)

@@ -5,9 +5,11 @@ import Foundation
 /// What changed inside each changed file, for `diff --patch`: a unified
 /// diff for text, the first differing bytes otherwise, and, for a member
 /// that is itself an archive on both sides, the diff of its two trees with
-/// their own patches (to ``Settings/maxDepth`` levels). Only files whose
-/// contents changed are read, each side's in one go (an archive in two
-/// passes however many files), and at most `maxBytes` of each.
+/// their own patches (within a ``NestedArchiveBudget``). Only files whose
+/// contents changed are read, at most `maxBytes` of each, a batch of
+/// files at a time (``batchBytes`` a side; an archive in two passes a
+/// batch), so that memory stays bounded however many files changed:
+/// ``forEach(_:)`` makes each patch, hands it on and drops it.
 struct DiffPatches {
     /// What a change's patch shows.
     indirect enum Patch {
@@ -15,14 +17,18 @@ struct DiffPatches {
         case text(LineDiff)
         /// Both sides are JSON or both property lists, compared as data (`--structured`).
         case structured(StructuredDiff)
-        /// Both sides are archives: the diff of their trees and its patches.
-        case archive(ManifestDiff, DiffPatches)
+        /// Both sides are archives: the diff of their trees and its patches, by change index.
+        case archive(ManifestDiff, [Int: Patch])
         /// Not text, or over the limit on a side: where the bytes read first
         /// differ (nil when the bytes read agree: the difference lies past
         /// the limit).
         case binary(ByteDifference?, overLimit: Bool)
         /// A side is a manifest, which holds digests, not bytes.
         case unavailable(String)
+        /// Not compared as data or as trees, for `reason`, past a limit that
+        /// `flag` raises (nil when none does); `instead` is the patch made
+        /// of the bytes.
+        case skipped(reason: String, flag: String?, instead: Patch)
     }
 
     /// Where a side's files are read from.
@@ -39,6 +45,8 @@ struct DiffPatches {
         var maxBytes: Int
         /// Whether JSON and property-list parts are compared as data.
         var structured: Bool
+        /// The values a JSON or property-list part may expand to (`--max-structured-nodes`).
+        var maxStructuredNodes: Int
         /// The metadata fields a nested archive's diff leaves out, as the outer one does.
         var ignoring: Set<ManifestDiff.Field>
         var options: ManifestReadOptions
@@ -47,119 +55,223 @@ struct DiffPatches {
         var minimumSimilarity: Int
         /// Beyond this many removed × this many added files, moves of changed files are not looked for.
         var renameLimit: Int
-        /// How many archives deep a nested archive is still compared as a tree.
-        static let maxDepth = 3
+        /// What nested archives may cost, together (`--max-nested-depth`, `-bytes`, `-entries`).
+        var nested: NestedArchiveBudget.Limits
     }
 
-    /// The patch of each contents change, by its index in the diff's changes.
-    let patches: [Int: Patch]
-    let settings: Settings
+    /// The bytes of contents of one side held at a time: a batch of files
+    /// is read, its patches made and handed on before the next is read.
+    static let batchBytes = 16 << 20
 
-    /// Reads the changed files of `diff` from `old` and `new` (what the
-    /// manifests were read from); `depth` counts the archives around them.
-    init(of diff: ManifestDiff, old: Source, new: Source, settings: Settings, depth: Int = 0) throws {
+    let diff: ManifestDiff
+    let old: Source
+    let new: Source
+    let settings: Settings
+    /// Shared by every level of nesting of one comparison.
+    private let budget: NestedArchiveBudget
+    /// The archives around `old` and `new`.
+    private let depth: Int
+
+    /// The patches of `diff`'s changed files, read from `old` and `new`
+    /// (what the manifests were read from) when ``forEach(_:)`` asks.
+    init(of diff: ManifestDiff, old: Source, new: Source, settings: Settings) {
+        self.init(of: diff, old: old, new: new, settings: settings, budget: NestedArchiveBudget(settings.nested), depth: 0)
+    }
+
+    private init(of diff: ManifestDiff, old: Source, new: Source, settings: Settings, budget: NestedArchiveBudget, depth: Int) {
+        self.diff = diff
+        self.old = old
+        self.new = new
         self.settings = settings
+        self.budget = budget
+        self.depth = depth
+    }
+
+    /// Makes the patch of each changed file, in the order of the changes,
+    /// and calls `body` with its change's index and the patch, a batch of
+    /// files read at a time.
+    func forEach(_ body: (Int, Patch) throws -> Void) throws {
         let indices = diff.changes.indices.filter { index in
             let change = diff.changes[index]
             return (change.kind == .contents && change.old?.contentKind == .file && change.new?.contentKind == .file)
                 || change.movedWithChanges
         }
-        guard !indices.isEmpty else {
-            patches = [:]
-            return
+        var start = indices.startIndex
+        while start < indices.endIndex {
+            // At least one file, then as many as fit in the batch on both sides.
+            var end = start, oldBytes = 0, newBytes = 0
+            repeat {
+                let change = diff.changes[indices[end]]
+                oldBytes += min(Int(clamping: change.old?.size ?? 0), settings.maxBytes)
+                newBytes += min(Int(clamping: change.new?.size ?? 0), settings.maxBytes)
+                end += 1
+            } while end < indices.endIndex && max(oldBytes, newBytes) < Self.batchBytes
+            let batch = Array(indices[start..<end])
+            try patches(of: batch, body)
+            start = end
         }
-        let oldSide = try Self.contents(of: indices.map { diff.changes[$0].old!.path }, in: old, settings: settings)
+    }
+
+    /// The patches of the changes at `batch`, handed to `body`.
+    private func patches(of batch: [Int], _ body: (Int, Patch) throws -> Void) throws {
+        let oldSide = try contents(of: batch.map { diff.changes[$0].old!.path }, in: old)
         // When the old side holds no contents, the new side's are not read for nothing.
         let newSide = if case .failure(let reason) = oldSide {
             Result<[[UInt8]], Unavailable>.failure(reason)
         } else {
-            try Self.contents(of: indices.map { diff.changes[$0].new!.path }, in: new, settings: settings)
+            try contents(of: batch.map { diff.changes[$0].new!.path }, in: new)
         }
-        var patches: [Int: Patch] = [:]
-        for (position, index) in indices.enumerated() {
+        for (position, index) in batch.enumerated() {
             switch (oldSide, newSide) {
             case (.failure(let reason), _), (_, .failure(let reason)):
-                patches[index] = .unavailable(reason.message)
+                try body(index, .unavailable(reason.message))
             case (.success(let before), .success(let after)):
-                let change = diff.changes[index]
-                let (a, b) = (before[position], after[position])
-                let overLimit = (change.old?.size ?? 0) > settings.maxBytes || (change.new?.size ?? 0) > settings.maxBytes
-                if overLimit {
-                    patches[index] = .binary(ByteDifference(old: a, new: b), overLimit: true)
-                } else if settings.structured, let structuredDiff = StructuredDiff(old: a, new: b) {
-                    patches[index] = .structured(structuredDiff)
-                } else if ByteDifference.isText(a), ByteDifference.isText(b) {
-                    patches[index] = .text(LineDiff(old: a, new: b))
-                } else if depth < Settings.maxDepth,
-                          let nested = try Self.archives(a, b, at: change.new!.path, in: new, settings: settings, depth: depth) {
-                    patches[index] = nested
-                } else {
-                    patches[index] = .binary(ByteDifference(old: a, new: b), overLimit: false)
-                }
+                try body(index, try patch(of: diff.changes[index], before[position], after[position]))
             }
         }
-        self.patches = patches
+    }
+
+    /// The patch of `change`, whose sides' first bytes are `a` and `b`.
+    private func patch(of change: ManifestDiff.Change, _ a: [UInt8], _ b: [UInt8]) throws -> Patch {
+        let overLimit = (change.old?.size ?? 0) > settings.maxBytes || (change.new?.size ?? 0) > settings.maxBytes
+        if overLimit {
+            return .binary(ByteDifference(old: a, new: b), overLimit: true)
+        }
+        var refusal: StructuredValue.Refusal?
+        if settings.structured, let compared = StructuredDiff.compare(old: a, new: b, maxNodes: settings.maxStructuredNodes) {
+            switch compared {
+            case .success(let structuredDiff): return .structured(structuredDiff)
+            case .failure(let refused): refusal = refused
+            }
+        }
+        let bytes: Patch
+        if ByteDifference.isText(a), ByteDifference.isText(b) {
+            bytes = .text(LineDiff(old: a, new: b))
+        } else if let nested = try archives(a, b, at: change.new!.path) {
+            return nested
+        } else {
+            bytes = .binary(ByteDifference(old: a, new: b), overLimit: false)
+        }
+        guard let refusal else { return bytes }
+        let flag: String? = if case .tooManyNodes = refusal.reason { "--max-structured-nodes" } else { nil }
+        return .skipped(reason: refusal.description, flag: flag, instead: bytes)
     }
 
     /// `old` and `new` compared as trees when both read as archives (in the
-    /// formats and limits of the outer ones); nil when either does not.
-    private static func archives(
-        _ old: [UInt8], _ new: [UInt8], at path: [UInt8], in source: Source, settings: Settings, depth: Int
-    ) throws -> Patch? {
-        let name = source.name + "/" + PathDisplay.text(path)
-        func manifest(_ bytes: [UInt8]) -> (Data, Manifest)? {
-            let data = Data(bytes)
-            guard let manifest = try? Manifest(archiveData: data, name: name, formats: settings.options.archiveFormats,
-                                               limits: settings.options.limits) else { return nil }
-            return (data, manifest)
+    /// formats and limits of the outer ones, within what is left of the
+    /// budget), every patch made; nil when either does not read as one.
+    /// Skipped, with the first differing bytes, past the budget.
+    private func archives(_ old: [UInt8], _ new: [UInt8], at path: [UInt8]) throws -> Patch? {
+        let name = self.new.name + "/" + PathDisplay.text(path)
+        let outer = settings.options.limits
+        let skipped = { (exceeded: NestedArchiveBudget.Exceeded) in
+            Patch.skipped(reason: exceeded.reason, flag: exceeded.flag, instead: .binary(ByteDifference(old: old, new: new), overLimit: false))
         }
-        guard let (oldData, oldManifest) = manifest(old), let (newData, newManifest) = manifest(new) else { return nil }
-        let diff = try diff(from: oldManifest, to: newManifest, old: .archive(oldData, name: name), new: .archive(newData, name: name),
-                            settings: settings)
-        let patches = try DiffPatches(of: diff, old: .archive(oldData, name: name), new: .archive(newData, name: name),
-                                      settings: settings, depth: depth + 1)
-        return .archive(diff, patches)
+        /// The manifest of `bytes`, nil when it is no archive; throws the budget's reason past it.
+        func manifest(_ bytes: [UInt8]) throws -> (Data, Manifest)? {
+            guard let limits = budget.readingLimits(outer) else { throw budget.spent! }
+            let data = Data(bytes)
+            do {
+                let manifest = try Manifest(archiveData: data, name: name, formats: settings.options.archiveFormats, limits: limits)
+                try budget.spend(bytes: manifest.entries.reduce(0) { $0 + Int(clamping: $1.size ?? 0) }, entries: manifest.entries.count { !$0.path.isEmpty })
+                return (data, manifest)
+            } catch let exceeded as NestedArchiveBudget.Exceeded {
+                throw exceeded
+            } catch {
+                if let exceeded = budget.exceeded(by: error, lowered: limits, outer: outer) { throw exceeded }
+                return nil
+            }
+        }
+        if let deep = budget.refusal(atDepth: depth) {
+            return isArchive(old, name: name) && isArchive(new, name: name) ? skipped(deep) : nil
+        }
+        do {
+            guard let (oldData, oldManifest) = try manifest(old), let (newData, newManifest) = try manifest(new),
+                  // Zeros read as an empty tar: two trees of nothing are compared as bytes.
+                  !(Self.holdsNothing(oldManifest) && Self.holdsNothing(newManifest)) else { return nil }
+            let (oldSource, newSource) = (Source.archive(oldData, name: name), Source.archive(newData, name: name))
+            let diff = try Self.diff(from: oldManifest, to: newManifest, old: oldSource, new: newSource, settings: settings, budget: budget)
+            var patches: [Int: Patch] = [:]
+            try DiffPatches(of: diff, old: oldSource, new: newSource, settings: settings, budget: budget, depth: depth + 1).forEach { patches[$0] = $1 }
+            return .archive(diff, patches)
+        } catch let exceeded as NestedArchiveBudget.Exceeded {
+            return skipped(exceeded)
+        }
+    }
+
+    /// Whether `manifest` lists no entry but its root.
+    private static func holdsNothing(_ manifest: Manifest) -> Bool {
+        manifest.entries.allSatisfy { $0.path.isEmpty }
+    }
+
+    /// Whether `bytes` read as an archive that holds something, found from
+    /// its first entry alone.
+    private func isArchive(_ bytes: [UInt8], name: String) -> Bool {
+        var probe = settings.options.limits
+        (probe.maxEntries, probe.maxBytes) = (1, 1)
+        do {
+            let manifest = try Manifest(archiveData: Data(bytes), name: name, formats: settings.options.archiveFormats, limits: probe,
+                                        hashingContents: false)
+            return !Self.holdsNothing(manifest)
+        } catch let error as ArchiveError {
+            return error.code == .limitExceeded
+        } catch {
+            return false
+        }
     }
 
     /// The diff of two manifests read from `old` and `new`, with moves of
-    /// files that also changed unless `settings` asks for exact moves only.
-    static func diff(from oldManifest: Manifest, to newManifest: Manifest, old: Source, new: Source, settings: Settings) throws -> ManifestDiff {
+    /// files that also changed unless `settings` asks for exact moves only;
+    /// what is read of a nested archive is charged to `budget`.
+    static func diff(
+        from oldManifest: Manifest, to newManifest: Manifest, old: Source, new: Source, settings: Settings, budget: NestedArchiveBudget? = nil
+    ) throws -> ManifestDiff {
         guard settings.minimumSimilarity < 100 else {
             return try ManifestDiff(from: oldManifest, to: newManifest, ignoring: settings.ignoring)
         }
         return try ManifestDiff(from: oldManifest, to: newManifest, ignoring: settings.ignoring, minimumPercent: settings.minimumSimilarity,
-                                limit: settings.renameLimit) {
-            entries, side in try signatures(of: entries, in: side == .old ? old : new, settings: settings)
+                                limit: settings.renameLimit) { entries, side in
+            // Files over maxBytes are not read.
+            let read = entries.indices.filter { (entries[$0].size ?? 0) <= settings.maxBytes }
+            var builders = Array(repeating: ContentSignature.Builder(), count: read.count)
+            let source = side == .old ? old : new
+            guard try forEachBlock(ofMembers: read.map { entries[$0].path }, in: source, settings: settings, budget: budget, {
+                builders[$0].append($1)
+            }) else {
+                return Array(repeating: nil, count: entries.count)
+            }
+            var signatures = [ContentSignature?](repeating: nil, count: entries.count)
+            for (position, index) in read.enumerated() {
+                signatures[index] = builders[position].finish()
+            }
+            return signatures
         }
     }
 
-    /// The contents' signature of each of `entries` (files) in `source`,
-    /// read in one pass; nil for a file over `maxBytes` (not read) and for
-    /// every file of a manifest, which holds no contents.
-    private static func signatures(of entries: [ManifestEntry], in source: Source, settings: Settings) throws -> [ContentSignature?] {
-        let read = entries.indices.filter { (entries[$0].size ?? 0) <= settings.maxBytes }
-        var builders = Array(repeating: ContentSignature.Builder(), count: read.count)
-        let collect = { (index: Int, block: UnsafeRawBufferPointer) in builders[index].append(block) }
+    /// Calls `body` with each block of each of `members` in `source` and
+    /// the member's index; false, reading nothing, when `source` is a
+    /// manifest, which holds no contents. Every block of a nested archive
+    /// is charged to `budget`, which stops the read once spent.
+    private static func forEachBlock(
+        ofMembers members: [[UInt8]], in source: Source, settings: Settings, budget: NestedArchiveBudget?,
+        _ body: (Int, UnsafeRawBufferPointer) -> Void
+    ) throws -> Bool {
         switch source {
         case .path(let path):
             let url = try StandardInput.url(for: path, limits: settings.options.limits)
-            if case .manifest = try Manifest.inputKind(of: url, options: settings.options) {
-                return Array(repeating: nil, count: entries.count)
-            }
-            if !read.isEmpty {
-                try MemberContents.forEachBlock(ofMembers: read.map { entries[$0].path }, in: url, options: settings.options, collect)
+            if case .manifest = try Manifest.inputKind(of: url, options: settings.options) { return false }
+            if !members.isEmpty {
+                try MemberContents.forEachBlock(ofMembers: members, in: url, options: settings.options) { body($0, $1) }
             }
         case .archive(let data, let name):
-            if !read.isEmpty {
-                try MemberContents.forEachBlock(ofMembers: read.map { entries[$0].path }, inArchiveData: data, name: name,
-                                                options: settings.options, collect)
+            if !members.isEmpty {
+                try MemberContents.forEachBlock(ofMembers: members, inArchiveData: data, name: name, options: settings.options) { index, block in
+                    try budget?.spend(bytes: block.count)
+                    body(index, block)
+                }
             }
         }
-        var signatures = [ContentSignature?](repeating: nil, count: entries.count)
-        for (position, index) in read.enumerated() {
-            signatures[index] = builders[position].finish()
-        }
-        return signatures
+        return true
     }
 
     /// Why a side's contents cannot be shown.
@@ -169,34 +281,24 @@ struct DiffPatches {
 
     /// The first `maxBytes` bytes of each of `members` in `source`; a
     /// failure (not an error) for a manifest file.
-    private static func contents(of members: [[UInt8]], in source: Source, settings: Settings) throws -> Result<[[UInt8]], Unavailable> {
+    private func contents(of members: [[UInt8]], in source: Source) throws -> Result<[[UInt8]], Unavailable> {
         var contents = Array(repeating: [UInt8](), count: members.count)
-        let collect = { (index: Int, block: UnsafeRawBufferPointer) in
-            let room = settings.maxBytes - contents[index].count
+        let maxBytes = settings.maxBytes
+        guard try Self.forEachBlock(ofMembers: members, in: source, settings: settings, budget: budget, { index, block in
+            let room = maxBytes - contents[index].count
             if room > 0 { contents[index] += block.prefix(room) }
-        }
-        switch source {
-        case .path(let path):
-            let url = try StandardInput.url(for: path, limits: settings.options.limits)
-            if case .manifest = try Manifest.inputKind(of: url, options: settings.options) {
-                return .failure(Unavailable(message: "\(path) is a manifest, which holds digests, not contents"))
-            }
-            try MemberContents.forEachBlock(ofMembers: members, in: url, options: settings.options, collect)
-        case .archive(let data, let name):
-            try MemberContents.forEachBlock(ofMembers: members, inArchiveData: data, name: name, options: settings.options, collect)
+        }) else {
+            return .failure(Unavailable(message: "\(source.name) is a manifest, which holds digests, not contents"))
         }
         return .success(contents)
     }
 
     // MARK: Text
 
-    /// The patch of change `index` as lines of bytes, coloured as `git diff`
-    /// colours them when `colored`; none for a change without a patch.
-    /// Text patches carry `--- a/PATH` and `+++ b/PATH` headers, so that
-    /// `patch -p1` applies the output.
-    func lines(forChange index: Int, of diff: ManifestDiff, colored: Bool) -> [[UInt8]] {
-        guard let patch = patches[index] else { return [] }
-        let change = diff.changes[index]
+    /// `patch`, of `change`, as lines of bytes, coloured as `git diff`
+    /// colours them when `colored`. Text patches carry `--- a/PATH` and
+    /// `+++ b/PATH` headers, so that `patch -p1` applies the output.
+    static func lines(of patch: Patch, for change: ManifestDiff.Change, settings: Settings, colored: Bool) throws -> [[UInt8]] {
         func paint(_ color: ANSIColor, _ line: [UInt8]) -> [UInt8] {
             colored ? Self.painted(color, line) : line
         }
@@ -238,7 +340,9 @@ struct DiffPatches {
             }
         case .archive(let nested, let nestedPatches):
             guard !nested.isEmpty else { return [Array("  archive: the same tree".utf8)] }
-            return DiffRendering(diff: nested).lines(colored: colored, patches: nestedPatches).map { Array("  ".utf8) + $0 }
+            var lines: [[UInt8]] = []
+            try DiffRendering(diff: nested).write(colored: colored, settings: settings, patches: nestedPatches.inOrder) { lines.append(Array("  ".utf8) + $0) }
+            return lines
         case .binary(let difference, let overLimit):
             let limit = overLimit ? " (over --max-diff-bytes \(settings.maxBytes): the first \(settings.maxBytes) bytes compared)" : ""
             guard let difference else {
@@ -249,15 +353,16 @@ struct DiffPatches {
             return [Array("  binary\(limit): first difference at \(at): \(before.isEmpty ? "(end)" : before) -> \(after.isEmpty ? "(end)" : after)".utf8)]
         case .unavailable(let reason):
             return [Array("  contents not shown: \(reason)".utf8)]
+        case .skipped(let reason, let flag, let instead):
+            return [Array("  not compared: \(reason)\(flag.map { ", raise with \($0)" } ?? "")".utf8)]
+                + (try lines(of: instead, for: change, settings: settings, colored: colored))
         }
     }
 
     // MARK: JSON
 
-    /// The patch of change `index` for `diff --patch --json`; nil for a
-    /// change without one. docs/cli-json.md describes it.
-    func json(forChange index: Int) -> JSONValue? {
-        guard let patch = patches[index] else { return nil }
+    /// `patch` for `diff --patch --json`, as docs/cli-json.md describes it.
+    static func json(of patch: Patch, settings: Settings) -> JSONValue {
         switch patch {
         case .text(let lineDiff):
             let hunks = lineDiff.hunks(context: settings.context).map { hunk -> JSONValue in
@@ -278,7 +383,7 @@ struct DiffPatches {
             return .object([("type", .string("structured")), ("syntax", .string(structuredDiff.syntax == .json ? "json" : "plist")),
                             ("changes", .array(changes))])
         case .archive(let nested, let nestedPatches):
-            return .object([("type", .string("archive")), ("changes", DiffRendering(diff: nested).changesJSON(patches: nestedPatches))])
+            return .object([("type", .string("archive")), ("changes", DiffRendering(diff: nested).changesJSON(settings: settings, patches: nestedPatches))])
         case .binary(let difference, let overLimit):
             var members: [(String, JSONValue)] = [("type", .string("binary")), ("overLimit", .bool(overLimit))]
             if let difference {
@@ -288,6 +393,11 @@ struct DiffPatches {
             return .object(members)
         case .unavailable(let reason):
             return .object([("type", .string("unavailable")), ("reason", .string(reason))])
+        case .skipped(let reason, let flag, let instead):
+            guard case .object(let members) = json(of: instead, settings: settings) else { return json(of: instead, settings: settings) }
+            var skipped: [(String, JSONValue)] = [("reason", .string(reason))]
+            if let flag { skipped.append(("flag", .string(flag))) }
+            return .object(members + [("skipped", .object(skipped))])
         }
     }
 
@@ -323,6 +433,13 @@ struct DiffPatches {
     /// `41 42 43`; empty where the side ends.
     private static func hex(_ bytes: ArraySlice<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+}
+
+extension [Int: DiffPatches.Patch] {
+    /// The patches by change index, in that order, as ``DiffRendering/write(colored:settings:patches:to:)`` takes them.
+    func inOrder(_ body: (Int, DiffPatches.Patch) throws -> Void) rethrows {
+        for index in keys.sorted() { try body(index, self[index]!) }
     }
 }
 

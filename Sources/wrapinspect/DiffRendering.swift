@@ -27,14 +27,28 @@ struct DiffRendering {
         return lines
     }
 
-    /// ``textLines(colored:)`` as bytes, each change's patch under its line.
-    func lines(colored: Bool, patches: DiffPatches?) -> [[UInt8]] {
-        var lines: [[UInt8]] = []
-        for (index, line) in textLines(colored: colored).enumerated() {
-            lines.append(Array(line.utf8))
-            lines += patches?.lines(forChange: index, of: diff, colored: colored) ?? []
+    /// The patches of a diff's changes, handed to the function given in
+    /// the order of the changes, each with its change's index:
+    /// ``DiffPatches/forEach(_:)``, made as they are asked for, or a
+    /// nested archive's, made before.
+    typealias Patches = ((Int, DiffPatches.Patch) throws -> Void) throws -> Void
+
+    /// ``textLines(colored:)`` as bytes to `output`, one call a line, each
+    /// change's patch under its line as `patches` hands it on.
+    func write(colored: Bool, settings: DiffPatches.Settings, patches: Patches?, to output: ([UInt8]) throws -> Void) throws {
+        let lines = textLines(colored: colored)
+        var written = 0
+        func write(upTo end: Int) throws {
+            while written < end {
+                try output(Array(lines[written].utf8))
+                written += 1
+            }
         }
-        return lines
+        try patches? { index, patch in
+            try write(upTo: index + 1)
+            for line in try DiffPatches.lines(of: patch, for: diff.changes[index], settings: settings, colored: colored) { try output(line) }
+        }
+        try write(upTo: lines.count)
     }
 
     private static func marker(_ kind: ManifestDiff.Change.Kind) -> (symbol: String, color: ANSIColor) {
@@ -171,35 +185,49 @@ struct DiffRendering {
 
     // MARK: JSON
 
-    /// The diff as one JSON object, keys in a fixed order:
-    /// `{"version":2,"old":{..},"new":{..},"ignored":[..],"timeResolution":ns,
-    /// "changes":[..],"summary":{..}}`. Each change has `change` (added,
-    /// removed, contents, kind, metadata, moved) and `path`; paths that are
-    /// not UTF-8 are escaped in `path` and kept exactly in `pathBase64`.
-    /// With `patches`, each change that has one carries it as `patch`.
-    func json(patches: DiffPatches? = nil) -> String {
+    /// The diff as one JSON object to `output`, in pieces, keys in a fixed
+    /// order: `{"version":2,"old":{..},"new":{..},"ignored":[..],
+    /// "timeResolution":ns,"changes":[..],"summary":{..}}`. Each change
+    /// has `change` (added, removed, contents, kind, metadata, moved) and
+    /// `path`; paths that are not UTF-8 are escaped in `path` and kept
+    /// exactly in `pathBase64`. Each change that `patches` hands on a patch
+    /// for carries it as `patch`, written as it comes.
+    func writeJSON(settings: DiffPatches.Settings, patches: Patches?, to output: (String) throws -> Void) throws {
         let summary: [(String, JSONValue)] = ManifestDiff.Change.Kind.allCases.map { kind in
             (kind.rawValue, .number(Int64(diff.changes.count { $0.kind == kind })))
         } + [("total", .number(Int64(diff.changes.count)))]
-        let object: JSONValue = .object([
+        let head = JSONValue.object([
             ("version", .number(2)),
             ("old", Self.json(diff.oldSource)),
             ("new", Self.json(diff.newSource)),
             ("ignored", .array(ManifestDiff.Field.allCases.filter(diff.ignoredFields.contains).map { .string($0.rawValue) })),
             ("timeResolution", .number(diff.timeResolution)),
-            ("changes", changesJSON(patches: patches)),
-            ("summary", .object(summary)),
-        ])
-        return object.serialized
+        ]).serialized
+        // The head's members, then the changes one at a time, then the summary.
+        try output(head.dropLast() + ",\"changes\":[")
+        var written = 0
+        func write(upTo end: Int, patch: DiffPatches.Patch?) throws {
+            while written < end {
+                let change = Self.json(diff.changes[written], patch: written == end - 1 ? patch : nil, settings: settings)
+                try output((written > 0 ? "," : "") + change.serialized)
+                written += 1
+            }
+        }
+        try patches? { index, patch in try write(upTo: index + 1, patch: patch) }
+        try write(upTo: diff.changes.count, patch: nil)
+        try output("],\"summary\":" + JSONValue.object(summary).serialized + "}")
     }
 
     /// The changes, each with its patch (`patch`) when `patches` has one.
-    func changesJSON(patches: DiffPatches?) -> JSONValue {
-        .array(diff.changes.indices.map { index in
-            let change = Self.json(diff.changes[index])
-            guard case .object(let members) = change, let patch = patches?.json(forChange: index) else { return change }
-            return .object(members + [("patch", patch)])
-        })
+    func changesJSON(settings: DiffPatches.Settings, patches: [Int: DiffPatches.Patch]) -> JSONValue {
+        .array(diff.changes.indices.map { Self.json(diff.changes[$0], patch: patches[$0], settings: settings) })
+    }
+
+    /// A change, with its patch as `patch` when it has one.
+    private static func json(_ change: ManifestDiff.Change, patch: DiffPatches.Patch?, settings: DiffPatches.Settings) -> JSONValue {
+        let object = json(change)
+        guard case .object(let members) = object, let patch else { return object }
+        return .object(members + [("patch", DiffPatches.json(of: patch, settings: settings))])
     }
 
     private static func json(_ source: Manifest.Source) -> JSONValue {

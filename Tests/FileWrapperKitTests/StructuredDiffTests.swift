@@ -7,7 +7,7 @@ import TestSupport
 /// (key order, whitespace, XML or binary) not a change.
 @Suite struct StructuredDiffTests {
     static func diff(_ old: String, _ new: String) throws -> StructuredDiff {
-        try #require(StructuredDiff(old: Array(old.utf8), new: Array(new.utf8)))
+        try #require(StructuredDiff.compare(old: Array(old.utf8), new: Array(new.utf8))).get()
     }
 
     static func lines(_ diff: StructuredDiff) -> [String] {
@@ -48,12 +48,13 @@ import TestSupport
     }
 
     @Test func whatIsNotJSONOrAPropertyListIsNotCompared() {
-        #expect(StructuredDiff(old: Array("plain text".utf8), new: Array("{}".utf8)) == nil)
-        #expect(StructuredDiff(old: Array("{\"a\": 1".utf8), new: Array("{}".utf8)) == nil, "unterminated")
-        #expect(StructuredDiff(old: Array("{\"a\": 01}".utf8), new: Array("{}".utf8)) == nil, "a leading zero")
-        #expect(StructuredDiff(old: Array("\"\\ud800\"".utf8), new: Array("{}".utf8)) == nil, "not an object or array")
+        #expect(StructuredDiff.compare(old: Array("plain text".utf8), new: Array("{}".utf8)) == nil)
+        #expect(StructuredDiff.compare(old: Array("{\"a\": 1".utf8), new: Array("{}".utf8)) == nil, "unterminated")
+        #expect(StructuredDiff.compare(old: Array("{\"a\": 01}".utf8), new: Array("{}".utf8)) == nil, "a leading zero")
+        #expect(StructuredDiff.compare(old: Array("\"\\ud800\"".utf8), new: Array("{}".utf8)) == nil, "not an object or array")
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(StructuredDiff(old: Array(deep.utf8), new: Array("[]".utf8)) == nil, "deeper than the limit, without a crash")
+        #expect(StructuredDiff.compare(old: Array(deep.utf8), new: Array("[]".utf8))?.refusal?.reason == .tooDeep(limit: StructuredValue.maxDepth),
+                "deeper than the limit, refused without a crash")
     }
 
     /// An XML property list rewritten as binary by Python's plistlib is
@@ -74,10 +75,17 @@ import TestSupport
         let (xml, binary, changed) = try (Array(Data(contentsOf: URL(fileURLWithPath: paths[0]))),
                                           Array(Data(contentsOf: URL(fileURLWithPath: paths[1]))),
                                           Array(Data(contentsOf: URL(fileURLWithPath: paths[2]))))
-        let same = try #require(StructuredDiff(old: xml, new: binary))
+        let same = try #require(StructuredDiff.compare(old: xml, new: binary)).get()
         #expect(same.syntax == .propertyList)
         #expect(same.isFormattingOnly)
-        let different = try #require(StructuredDiff(old: xml, new: changed))
+        let different = try #require(StructuredDiff.compare(old: xml, new: changed)).get()
         #expect(Self.lines(different) == ["/Title: \"Porto\" -> \"Lisbon\""])
+    }
+}
+
+extension Result<StructuredDiff, StructuredValue.Refusal> {
+    /// Why the comparison was refused; nil when it was made.
+    var refusal: StructuredValue.Refusal? {
+        if case .failure(let refusal) = self { refusal } else { nil }
     }
 }

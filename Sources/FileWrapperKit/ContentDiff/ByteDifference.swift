@@ -14,11 +14,18 @@ public struct ByteDifference: Sendable, Hashable {
 
     /// The first difference of `old` and `new`; nil when they are equal.
     public init?(old: [UInt8], new: [UInt8]) {
-        guard old != new else { return nil }
-        let common = zip(old, new).prefix { $0 == $1 }.count
+        let common = old.withUnsafeBufferPointer { a in
+            new.withUnsafeBufferPointer { b in
+                var index = 0
+                while index < a.count, index < b.count, a[index] == b[index] { index += 1 }
+                return index
+            }
+        }
+        guard common < old.count || common < new.count else { return nil }
         offset = common
-        oldBytes = old[common..<min(old.count, common + Self.contextLength)]
-        newBytes = new[common..<min(new.count, common + Self.contextLength)]
+        // Copies: a slice of a side would keep all of it alive.
+        oldBytes = ArraySlice(Array(old[common..<min(old.count, common + Self.contextLength)]))
+        newBytes = ArraySlice(Array(new[common..<min(new.count, common + Self.contextLength)]))
     }
 
     /// Whether `bytes` is text to a diff: no NUL byte in its first 8,000

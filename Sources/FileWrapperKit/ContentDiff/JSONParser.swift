@@ -1,15 +1,14 @@
 /// A strict JSON reader (RFC 8259) for ``StructuredValue``: an object or
 /// an array at the top, keys and strings kept as UTF-8 bytes (Foundation's
 /// reader gives `String` keys, which merge keys that are canonically
-/// equivalent), nesting at most ``maxDepth`` deep. Nil for anything else.
+/// equivalent). Nil for anything else; a refusal past ``StructuredValue/maxDepth``
+/// levels or past `budget`'s values.
 enum JSONParser {
-    static let maxDepth = 512
-
-    static func parse(_ bytes: [UInt8]) -> StructuredValue? {
+    static func parse(_ bytes: [UInt8], budget: inout StructuredValue.Budget) throws(StructuredValue.Refusal.Reason) -> StructuredValue? {
         var parser = Cursor(bytes: bytes)
         parser.skipSpace()
         guard let first = parser.peek, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
-        guard let value = parser.value(depth: 0) else { return nil }
+        guard let value = try parser.value(depth: 0, budget: &budget) else { return nil }
         parser.skipSpace()
         return parser.atEnd ? value : nil
     }
@@ -32,12 +31,13 @@ enum JSONParser {
             return true
         }
 
-        mutating func value(depth: Int) -> StructuredValue? {
-            guard depth < JSONParser.maxDepth else { return nil }
+        mutating func value(depth: Int, budget: inout StructuredValue.Budget) throws(StructuredValue.Refusal.Reason) -> StructuredValue? {
+            guard depth < StructuredValue.maxDepth else { throw .tooDeep(limit: StructuredValue.maxDepth) }
+            try budget.spend()
             skipSpace()
             switch peek {
-            case UInt8(ascii: "{"): return object(depth: depth)
-            case UInt8(ascii: "["): return array(depth: depth)
+            case UInt8(ascii: "{"): return try object(depth: depth, budget: &budget)
+            case UInt8(ascii: "["): return try array(depth: depth, budget: &budget)
             case UInt8(ascii: "\""): return string().map(StructuredValue.string)
             case UInt8(ascii: "t"): return expect("true") ? .bool(true) : nil
             case UInt8(ascii: "f"): return expect("false") ? .bool(false) : nil
@@ -46,7 +46,7 @@ enum JSONParser {
             }
         }
 
-        mutating func object(depth: Int) -> StructuredValue? {
+        mutating func object(depth: Int, budget: inout StructuredValue.Budget) throws(StructuredValue.Refusal.Reason) -> StructuredValue? {
             index += 1
             var members: [(key: [UInt8], value: StructuredValue)] = []
             skipSpace()
@@ -57,7 +57,7 @@ enum JSONParser {
                 skipSpace()
                 guard peek == UInt8(ascii: ":") else { return nil }
                 index += 1
-                guard let value = value(depth: depth + 1) else { return nil }
+                guard let value = try value(depth: depth + 1, budget: &budget) else { return nil }
                 members.append((key, value))
                 skipSpace()
                 switch peek {
@@ -71,13 +71,13 @@ enum JSONParser {
             }
         }
 
-        mutating func array(depth: Int) -> StructuredValue? {
+        mutating func array(depth: Int, budget: inout StructuredValue.Budget) throws(StructuredValue.Refusal.Reason) -> StructuredValue? {
             index += 1
             var elements: [StructuredValue] = []
             skipSpace()
             if peek == UInt8(ascii: "]") { index += 1; return .array([]) }
             while true {
-                guard let element = value(depth: depth + 1) else { return nil }
+                guard let element = try value(depth: depth + 1, budget: &budget) else { return nil }
                 elements.append(element)
                 skipSpace()
                 switch peek {

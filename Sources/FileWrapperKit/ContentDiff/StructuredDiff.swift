@@ -31,16 +31,30 @@ public struct StructuredDiff: Sendable {
     /// Whether the two parts hold the same data written differently.
     public var isFormattingOnly: Bool { changes.isEmpty }
 
-    /// The comparison of `old` and `new` when both parse as the same
-    /// syntax (``StructuredValue/parse(_:)``); nil otherwise.
-    public init?(old: [UInt8], new: [UInt8]) {
-        guard let before = StructuredValue.parse(old), let after = StructuredValue.parse(new), before.syntax == after.syntax else {
-            return nil
-        }
-        syntax = before.syntax
-        var changes: [Change] = []
-        Self.compare(before.value, after.value, at: [], into: &changes)
+    private init(syntax: StructuredValue.Syntax, changes: [Change]) {
+        self.syntax = syntax
         self.changes = changes
+    }
+
+    /// The comparison of `old` and `new` when both parse as the same
+    /// syntax (``StructuredValue/parse(_:maxNodes:)``); nil when either is
+    /// neither JSON nor a property list, or they are one each; a refusal
+    /// when either expands past `maxNodes` values, nests too deep or
+    /// contains itself.
+    public static func compare(
+        old: [UInt8], new: [UInt8], maxNodes: Int = StructuredValue.defaultMaxNodes
+    ) -> Result<StructuredDiff, StructuredValue.Refusal>? {
+        let before: (value: StructuredValue, syntax: StructuredValue.Syntax)?, after: (value: StructuredValue, syntax: StructuredValue.Syntax)?
+        do throws(StructuredValue.Refusal) {
+            before = try StructuredValue.parse(old, maxNodes: maxNodes)
+            after = try StructuredValue.parse(new, maxNodes: maxNodes)
+        } catch {
+            return .failure(error)
+        }
+        guard let before, let after, before.syntax == after.syntax else { return nil }
+        var changes: [Change] = []
+        compare(before.value, after.value, at: [], into: &changes)
+        return .success(StructuredDiff(syntax: before.syntax, changes: changes))
     }
 
     private static func compare(_ old: StructuredValue, _ new: StructuredValue, at path: [[UInt8]], into changes: inout [Change]) {

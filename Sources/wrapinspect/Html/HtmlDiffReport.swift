@@ -5,8 +5,32 @@ import FileWrapperKit
 /// each changed file's patch under it, the structured changes of JSON and
 /// property-list parts in a table, and size maps of both trees.
 struct HtmlDiffReport {
+    /// What the page shows of the patches, kept as each is made (the
+    /// patches themselves, and the contents they were made of, are not).
+    struct Patches {
+        /// Each patch's lines, uncoloured, by change index.
+        var lines: [Int: [[UInt8]]] = [:]
+        /// The rows of the table of structured changes, in change order.
+        var structuredRows: [String] = []
+
+        /// Keeps what the page shows of `patch`, change `index`'s of `diff`.
+        mutating func add(_ patch: DiffPatches.Patch, index: Int, of diff: ManifestDiff, settings: DiffPatches.Settings) throws {
+            let change = diff.changes[index]
+            lines[index] = try DiffPatches.lines(of: patch, for: change, settings: settings, colored: false)
+            guard case .structured(let structured) = patch else { return }
+            let file = HtmlText.name(change.new!.path)
+            if structured.isFormattingOnly {
+                structuredRows.append("<tr><td>\(file)</td><td colspan=\"3\">formatting only, the same data</td></tr>")
+            }
+            for item in structured.changes {
+                let before = item.old.map { HtmlText.escaped($0.summary()) } ?? "", after = item.new.map { HtmlText.escaped($0.summary()) } ?? ""
+                structuredRows.append("<tr class=\"s-\(item.kind.rawValue)\"><td>\(file)</td><td>\(HtmlText.escaped(item.pointer))</td><td>\(before)</td><td>\(after)</td></tr>")
+            }
+        }
+    }
+
     let diff: ManifestDiff
-    let patches: DiffPatches
+    let patches: Patches
     let old: Manifest
     let new: Manifest
     let oldName: String
@@ -85,8 +109,7 @@ struct HtmlDiffReport {
     /// Change `index`'s patch as a collapsed `<details>`, each line
     /// classed as `git diff` colours it; nil when it has none.
     private func patch(_ index: Int) -> String? {
-        let lines = patches.lines(forChange: index, of: diff, colored: false)
-        guard !lines.isEmpty else { return nil }
+        guard let lines = patches.lines[index], !lines.isEmpty else { return nil }
         let body = lines.map { line -> String in
             let significant = line.starts(with: Array("  ".utf8)) ? Array(line.drop { $0 == UInt8(ascii: " ") }) : line
             let kind = if significant.starts(with: Array("+++ ".utf8)) || significant.starts(with: Array("--- ".utf8)) {
@@ -107,20 +130,8 @@ struct HtmlDiffReport {
 
     /// A table of every structured change: file, path in it, before, after.
     private func structuredTable() -> String? {
-        var rows: [String] = []
-        for (index, change) in diff.changes.enumerated() {
-            guard case .structured(let structured) = patches.patches[index] else { continue }
-            let file = HtmlText.name(change.new!.path)
-            if structured.isFormattingOnly {
-                rows.append("<tr><td>\(file)</td><td colspan=\"3\">formatting only, the same data</td></tr>")
-            }
-            for item in structured.changes {
-                let before = item.old.map { HtmlText.escaped($0.summary()) } ?? "", after = item.new.map { HtmlText.escaped($0.summary()) } ?? ""
-                rows.append("<tr class=\"s-\(item.kind.rawValue)\"><td>\(file)</td><td>\(HtmlText.escaped(item.pointer))</td><td>\(before)</td><td>\(after)</td></tr>")
-            }
-        }
-        guard !rows.isEmpty else { return nil }
-        return "<table class=\"structured\"><tr><th>file</th><th>path</th><th>before</th><th>after</th></tr>\(rows.joined())</table>"
+        guard !patches.structuredRows.isEmpty else { return nil }
+        return "<table class=\"structured\"><tr><th>file</th><th>path</th><th>before</th><th>after</th></tr>\(patches.structuredRows.joined())</table>"
     }
 
     /// The change class of each path of one side, for its size map.
