@@ -54,8 +54,8 @@ struct Diff: ParsableCommand {
             one line per key or element added (+), removed (-) or changed, by \
             its JSON Pointer path (/pages/3/title: "a" -> "b"), or "formatting \
             only" when just key order, whitespace or encoding changed; one that \
-            expands past --max-structured-nodes values (a binary property list \
-            may refer to one array from many places), nests deeper than 512 \
+            expands past --max-structured-nodes nodes (values, each counted \
+            wherever a binary property list refers to it), nests deeper than 512 \
             levels or contains itself is not compared as data, says so \
             ("not compared: the property list expands past 1000000 nodes, \
             raise with --max-structured-nodes") and gets the patch of its bytes. \
@@ -117,7 +117,7 @@ struct Diff: ParsableCommand {
     var maxDiffBytes: Int = 1 << 20
 
     @Option(help: ArgumentHelp(
-        "With --structured, compare a JSON or property-list file as data only when it holds at most this many values, each counted where it is referred to (default 1000000).",
+        "With --structured, compare a JSON or property-list file as data only when it holds at most this many nodes (values, each counted wherever it is referred to) (default 1000000).",
         valueName: "n"))
     var maxStructuredNodes: Int = StructuredValue.defaultMaxNodes
 
