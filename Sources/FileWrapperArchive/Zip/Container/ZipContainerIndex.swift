@@ -11,8 +11,9 @@ import Glibc
 /// built, with its errors (``EntryPath``, ``ArchiveTree``): a name as the
 /// central directory gives it (``ZipCentralNames/Name``; each local header
 /// is checked against it when its member is read), UTF-8, relative, without
-/// `..`, within the limits, at most once; no encrypted member, device node,
-/// FIFO or socket, nor a directory that holds bytes. A member is refused
+/// `..`, within the limits, at most once; no encrypted member, device node
+/// or socket (a FIFO's mode makes a regular file, as libarchive reads it),
+/// nor a directory that holds bytes. A member is refused
 /// when it declares more than ``ArchiveReadLimits/maxBytes`` or a ratio over
 /// ``ArchiveReadLimits/maxRatio`` (past ``ArchiveReadLimits/ratioGraceBytes``):
 /// reading it never expands past what it declares.
@@ -163,7 +164,10 @@ struct ZipContainerIndex {
             kind = .directory
         } else if mode == S_IFLNK {
             kind = .symbolicLink
-        } else if mode == S_IFREG || mode == 0 {
+        } else if mode == S_IFREG || mode == 0 || mode == S_IFIFO {
+            // A FIFO's mode is what Info-ZIP's zip records for a member read
+            // from standard input (`cmd | zip out.zip -`): libarchive reads it
+            // as a regular file, and so does this.
             kind = .regularFile
         } else {
             throw ArchiveError(.unsupportedEntry, archive: archive, entry: path, message: "device nodes, FIFOs and sockets are not supported")

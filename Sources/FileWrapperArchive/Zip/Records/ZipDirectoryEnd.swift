@@ -43,8 +43,17 @@ struct ZipDirectoryEnd {
 
     /// The end of the zip in `source`, from the last end record in its last
     /// 22 + 65,535 bytes (a comment may follow it) and the zip64 end record
-    /// that its locator points to, and where that end record begins; nil
+    /// that its locator points to, and where the directory ends: where the
+    /// zip64 end record begins when there is one, else the end record; nil
     /// when there is none, it spans disks, or a zip64 value is out of range.
+    ///
+    /// With a locator before the end record, the zip64 end record's values
+    /// win, as Info-ZIP's unzip, libzip, Python's zipfile and libarchive
+    /// read them, whether or not the end record is saturated (0xFFFF,
+    /// 0xFFFFFFFF): Info-ZIP's zip writes both records, with real values in
+    /// each, whenever a member needs zip64 (every `cmd | zip out.zip -`). A
+    /// locator that leads to no zip64 end record is passed over when the
+    /// end record is not saturated.
     /// When bytes came before the zip (a self-extracting stub) and its
     /// offsets were not corrected for them, the locator points short of the
     /// zip64 end record: it is then taken from just before the locator, as
@@ -59,17 +68,16 @@ struct ZipDirectoryEnd {
         while at >= 0, tail.u32(at) != signature { at -= 1 }
         guard at >= 0, tail.u16(at + 4) == 0, tail.u16(at + 6) == 0, tail.u16(at + 8) == tail.u16(at + 10) else { return nil }
         let (count, size, offset) = (tail.u16(at + 10), tail.u32(at + 12), tail.u32(at + 16))
-        guard count == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF else {
-            return (ZipDirectoryEnd(count: UInt64(count), size: UInt64(size), offset: UInt64(offset)), tailStart + Int64(at))
-        }
+        let classic = count == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF
+            ? nil : (ZipDirectoryEnd(count: UInt64(count), size: UInt64(size), offset: UInt64(offset)), tailStart + Int64(at))
         // Zip64: a locator just before the end record gives the zip64 end record's offset.
-        guard at >= 20, tail.u32(at - 20) == locatorSignature else { return nil }
+        guard at >= 20, tail.u32(at - 20) == locatorSignature else { return classic }
         let recorded = Int64(clamping: tail.u64(at - 12))
         let beforeLocator = tailStart + Int64(at - 20 - zip64FixedLength)
         guard let end64At = [recorded, beforeLocator].first(where: { startsZip64End(source, at: $0) }),
               let end64 = LittleEndianBytes(reading: source, at: end64At, count: zip64FixedLength),
               end64.u64(32) <= UInt64(Int.max), end64.u64(40) <= UInt64(Int64.max), end64.u64(48) <= UInt64(Int64.max)
-        else { return nil }
+        else { return classic }
         return (ZipDirectoryEnd(count: end64.u64(32), size: end64.u64(40), offset: end64.u64(48)), end64At)
     }
 
