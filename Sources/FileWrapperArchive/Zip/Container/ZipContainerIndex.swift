@@ -31,6 +31,8 @@ struct ZipContainerIndex {
         var size: Int
         var crc: UInt32
         var method: ZipMemberSource.Method
+        /// Where the member may end at the most (``ZipMemberExtents``).
+        var bound = ZipMemberExtents.Bound(offset: .max)
     }
 
     let root: FileWrapper
@@ -84,11 +86,15 @@ struct ZipContainerIndex {
     private static func source(of record: Record, in archive: ZipArchiveFile) -> ZipMemberSource {
         ZipMemberSource(archive: archive, entry: record.path, centralRecord: record.record, shownName: record.shown,
                         localHeaderOffset: record.localHeaderOffset, compressedSize: record.compressedSize, size: record.size,
-                        crc: record.crc, method: record.method, attributes: record.attributes)
+                        crc: record.crc, method: record.method, bound: record.bound, attributes: record.attributes)
     }
 
     /// The central directory's records, checked, in order, their offsets
-    /// corrected for bytes before the zip.
+    /// corrected for bytes before the zip. Members that overlap are refused
+    /// here as far as the directory tells (``ZipMemberExtents``: each
+    /// member's local header taken as short as it can be, the header not
+    /// read), and as each member is read, its local header known
+    /// (``ZipMemberSource/dataStart(in:)``).
     private static func readDirectory(
         _ source: ArchiveReadSource, name: String, limits: ArchiveReadLimits
     ) throws -> [Record] {
@@ -123,6 +129,13 @@ struct ZipContainerIndex {
             reader.advance(length)
             records.append(try check(record, bytes: Array(bytes.bytes(0, count: length)), archive: name, total: total,
                                      correction: correction, limits: limits))
+        }
+        let extents = records.map {
+            ZipMemberExtents.Extent(start: $0.localHeaderOffset, headerLength: ZipLocalHeader.fixedLength, compressedSize: UInt64($0.compressedSize),
+                                    hasDescriptor: false, name: Array($0.path.utf8))
+        }
+        for (index, bound) in try ZipMemberExtents.check(extents, directoryStart: start, archive: name).enumerated() {
+            records[index].bound = bound
         }
         return records
     }

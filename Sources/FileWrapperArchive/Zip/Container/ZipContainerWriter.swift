@@ -352,7 +352,7 @@ private struct OpenSources {
         }
         let (start, header) = try member.dataStart(in: fd)
         var length = start - member.localHeaderOffset + member.compressedSize
-        if header.flags & 0x08 != 0 {
+        if header.hasDataDescriptor {
             guard let descriptor = try descriptorLength(of: member, at: start + member.compressedSize, in: fd, header: header) else { return nil }
             length += Int64(descriptor)
         }

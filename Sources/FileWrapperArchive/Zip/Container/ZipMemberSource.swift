@@ -34,12 +34,15 @@ final class ZipMemberSource: RegularFileSource {
     let size: Int
     let crc: UInt32
     let method: Method
+    /// Where the member may end at the most: where the next member or the
+    /// central directory begins (``ZipMemberExtents``).
+    let bound: ZipMemberExtents.Bound
     /// The attributes the wrapper was given when it was read (or written):
     /// a member is copied as stored only while its wrapper still has them.
     let attributes: FileWrapper.Attributes
 
     init(archive: ZipArchiveFile, entry: String, centralRecord: [UInt8], shownName: [UInt8], localHeaderOffset: Int64,
-         compressedSize: Int64, size: Int, crc: UInt32, method: Method, attributes: FileWrapper.Attributes) {
+         compressedSize: Int64, size: Int, crc: UInt32, method: Method, bound: ZipMemberExtents.Bound, attributes: FileWrapper.Attributes) {
         self.archive = archive
         self.entry = entry
         self.centralRecord = centralRecord
@@ -49,6 +52,7 @@ final class ZipMemberSource: RegularFileSource {
         self.size = size
         self.crc = crc
         self.method = method
+        self.bound = bound
         self.attributes = attributes
     }
 
@@ -56,12 +60,13 @@ final class ZipMemberSource: RegularFileSource {
     func with(attributes: FileWrapper.Attributes) -> ZipMemberSource {
         ZipMemberSource(archive: archive, entry: entry, centralRecord: centralRecord, shownName: shownName,
                         localHeaderOffset: localHeaderOffset, compressedSize: compressedSize, size: size, crc: crc,
-                        method: method, attributes: attributes)
+                        method: method, bound: bound, attributes: attributes)
     }
 
     /// Where the member's data begins in the open zip `fd`, after its local
     /// header, which must name the member as the central directory does,
-    /// with the same method, unencrypted; and how long that header is.
+    /// with the same method, unencrypted, and the member must end before
+    /// the next member or the central directory begins; and that header.
     func dataStart(in fd: CInt) throws(FileWrapperError) -> (start: Int64, header: ZipLocalHeader) {
         let fixed = try readBytes(fd, count: ZipLocalHeader.fixedLength)
         guard let length = ZipLocalHeader.length(decoding: LittleEndianBytes(bytes: fixed)) else {
@@ -82,6 +87,13 @@ final class ZipMemberSource: RegularFileSource {
         let start = localHeaderOffset + Int64(length)
         guard compressedSize <= archive.identity.size - start else {
             throw archive.damage(member: entry, "the member's data would end past the archive's end")
+        }
+        let central = ZipCentralRecord(decoding: LittleEndianBytes(bytes: centralRecord))
+        let extent = ZipMemberExtents.Extent(start: localHeaderOffset, headerLength: length, compressedSize: UInt64(compressedSize),
+                                             hasDescriptor: header.hasDataDescriptor && central?.hasDataDescriptor == true,
+                                             name: Array(entry.utf8))
+        guard extent.end <= bound.offset else {
+            throw archive.damage(member: entry, ZipMemberExtents.overlap(extent, bound))
         }
         return (start, header)
     }

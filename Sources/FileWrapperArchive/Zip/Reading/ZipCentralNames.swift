@@ -93,6 +93,7 @@ struct ZipCentralNames {
         let correction = start - Int64(clamping: end.offset)
         var reader = ZipPieceReader(source: source, start: start, end: endStart)
         var starts: [(dataStart: Int64, dataEnd: Int64?, member: Member)] = []
+        var extents: [ZipMemberExtents.Extent] = []
         var agree = true
         while let fixed = reader.peek(ZipCentralRecord.fixedLength), let length = ZipCentralRecord.length(decoding: fixed) {
             guard let bytes = reader.peek(length), let record = ZipCentralRecord(decoding: bytes) else { return nil }
@@ -134,6 +135,8 @@ struct ZipCentralNames {
                     message: "the local header names this member \(localName), the central directory \(centralName); "
                         + "a zip whose local headers and central directory (what unzip and Python's zipfile list) disagree is refused")
             }
+            extents.append(ZipMemberExtents.Extent(start: at.partialValue, headerLength: localLength, compressedSize: compressedSize,
+                                                   hasDescriptor: local.hasDataDescriptor && record.hasDataDescriptor, name: localName.shown))
             guard recordingMembers else { continue }
             let recorded = ZipRecordedMetadata(central: record, centralFields: fields, localFields: localFields)
             let dataStart = at.partialValue + Int64(localLength)
@@ -142,6 +145,7 @@ struct ZipCentralNames {
                            Member(name: localName.stored, permissions: recorded.permissions, modified: recorded.modified, size: size,
                                   data: (dataStart, compressedSize, record.method, record.isEncrypted))))
         }
+        try ZipMemberExtents.check(extents, directoryStart: start, archive: archive)
         starts.sort { $0.dataStart < $1.dataStart }
         localHeadersAgree = agree
         members = starts.map { ($0.dataStart, $0.member) }

@@ -67,6 +67,8 @@ struct ZipCentralRecord {
     }
 
     var isEncrypted: Bool { flags & 1 != 0 }
+    /// Whether a data descriptor follows the data (flag bit 3).
+    var hasDataDescriptor: Bool { flags & 0x08 != 0 }
 
     /// The expanded size, the compressed size and the local header's
     /// offset, those at 0xFFFFFFFF from the zip64 field of `fields` (this

@@ -17,6 +17,9 @@ struct ZipLocalHeader {
     var name: ArraySlice<UInt8>
     var extra: ArraySlice<UInt8>
 
+    /// Whether a data descriptor follows the data (flag bit 3).
+    var hasDataDescriptor: Bool { flags & 0x08 != 0 }
+
     init(versionNeeded: UInt16, flags: UInt16, method: UInt16, dosDateTime: UInt32, crc: UInt32,
          compressedSize: UInt32, size: UInt32, name: ArraySlice<UInt8>, extra: ArraySlice<UInt8>) {
         self.versionNeeded = versionNeeded
