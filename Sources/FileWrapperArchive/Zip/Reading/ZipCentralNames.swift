@@ -22,7 +22,8 @@ import FileWrapperKit
 /// each checked member begins, so that a member whose data libarchive
 /// finds anywhere else (after a local header the directory does not list)
 /// is refused as well, and what the two headers record of the member
-/// (``Member``), which libarchive reads otherwise.
+/// (``Member``), which libarchive reads otherwise. A zip whose members
+/// overlap each other or the directory is refused (``ZipMemberExtents``).
 struct ZipCentralNames {
     /// What a checked member's headers record.
     struct Member {
