@@ -1,13 +1,14 @@
 /// Turns file names, which Linux keeps as bytes, into text that shows every
 /// byte: two different names never print alike.
 package enum PathDisplay {
-    /// `bytes` as text: valid UTF-8 without control characters or
+    /// `bytes` as text: valid UTF-8 without control characters, invisible
+    /// or reordering characters (``Unicode/Scalar/isHiddenFormatting``) or
     /// backslashes is shown as it is; anything else is escaped (`\xFF` for a
-    /// byte that is not UTF-8, `\u{7}` for a control character, `\\` for a
-    /// backslash).
+    /// byte that is not UTF-8, `\u{7}` for a control character, `\u{202E}`
+    /// for a right-to-left override, `\\` for a backslash).
     package static func text(_ bytes: some Collection<UInt8>) -> String {
         if let string = String(validating: bytes, as: UTF8.self),
-           !string.unicodeScalars.contains(where: { $0 == "\\" || $0.isControlCharacter }) {
+           !string.unicodeScalars.contains(where: { $0 == "\\" || $0.isControlCharacter || $0.isHiddenFormatting }) {
             return string
         }
         return escaped(Array(bytes), escapingNonASCII: false)
@@ -39,7 +40,7 @@ package enum PathDisplay {
             }
             if scalar == "\\" {
                 result += "\\\\"
-            } else if scalar.isControlCharacter || (escapingNonASCII && !scalar.isASCII) {
+            } else if scalar.isControlCharacter || scalar.isHiddenFormatting || (escapingNonASCII && !scalar.isASCII) {
                 result += "\\u{" + hex(scalar.value, width: 1) + "}"
             } else {
                 result.unicodeScalars.append(scalar)
@@ -61,5 +62,19 @@ extension Unicode.Scalar {
     /// table lookup per character, which showed in writing large manifests.
     package var isControlCharacter: Bool {
         value < 0x20 || (0x7F...0x9F).contains(value)
+    }
+
+    /// Whether this character is invisible or reorders the text around it
+    /// (the Trojan Source trick, CVE-2021-42574): the bidirectional
+    /// embeddings, overrides, isolates and marks (U+202A-U+202E,
+    /// U+2066-U+2069, U+200E, U+200F), the zero-width space, non-joiner and
+    /// joiner (U+200B-U+200D), the byte order mark U+FEFF, and the line
+    /// and paragraph separators U+2028 and U+2029. A name holding one
+    /// would not print as what it is.
+    package var isHiddenFormatting: Bool {
+        switch value {
+        case 0x200B...0x200F, 0x2028...0x202E, 0x2066...0x2069, 0xFEFF: true
+        default: false
+        }
     }
 }
