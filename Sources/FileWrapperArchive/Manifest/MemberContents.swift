@@ -70,39 +70,69 @@ public enum MemberContents {
         try readArchiveMembers(members, named: name, from: open(), options: options, body, reopening: open)
     }
 
-    /// Opens each component below `root` without following symbolic links.
+    /// Opens each component below `root` without following symbolic links,
+    /// and the file itself as a tree walk opens a listed file
+    /// (``DirectoryListing/openListedFile(_:in:path:)``: `O_NONBLOCK`, its
+    /// kind then checked on the descriptor), so that a file swapped for a
+    /// FIFO after it was looked at is refused, not waited on.
     private static func readBundleMember(
         _ path: [UInt8], of root: String, name: String, member: String, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let components = path.split(separator: UInt8(ascii: "/")).map(Array.init)
-        var fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_NOFOLLOW | (components.isEmpty ? 0 : O_DIRECTORY), path: { name })
-        defer { Syscall.close(fd) }
-        for (index, component) in components.enumerated() {
-            let info = try Syscall.status(ofBytes: component, in: fd, path: { name + "/" + member })
-            let isLast = index == components.count - 1
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR where !isLast:
-                break
-            case S_IFREG where isLast:
-                break
-            case S_IFLNK:
-                let target = try Syscall.symbolicLinkTarget(ofBytes: component, in: fd, path: { name + "/" + member })
-                throw ManifestError(file: name, entry: member, message: "\"\(PathDisplay.text(component))\" is a symbolic link (to \"\(PathDisplay.text(target))\"), which is not followed")
-            case S_IFDIR:
-                throw ManifestError(file: name, entry: member, message: "the member is a directory")
-            default:
-                throw ManifestError(file: name, entry: member, message: isLast ? "the member is not a regular file" : "\"\(PathDisplay.text(component))\" is not a directory")
+        let display = { components.isEmpty ? name : name + "/" + member }
+        var parent = AT_FDCWD
+        defer { if parent != AT_FDCWD { Syscall.close(parent) } }
+        var file = Array(root.utf8)
+        if let last = components.last {
+            parent = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_NOFOLLOW | O_DIRECTORY, path: { name })
+            for component in components.dropLast() {
+                let info = try Syscall.status(ofBytes: component, in: parent, path: display)
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw try refusal(of: component, in: parent, kind: info.st_mode & S_IFMT, isLast: false, name: name, member: member)
+                }
+                let next = try Syscall.open(bytes: component, in: parent, flags: O_RDONLY | O_NOFOLLOW | O_DIRECTORY, path: display)
+                Syscall.close(parent)
+                parent = next
             }
-            let next = try Syscall.open(bytes: component, in: fd, flags: O_RDONLY | O_NOFOLLOW | (isLast ? 0 : O_DIRECTORY), path: { name + "/" + member })
-            Syscall.close(fd)
-            fd = next
+            file = last
+        }
+        let directory = parent
+        guard let (fd, info) = try Syscall.withCName(file, { cName throws(FileWrapperError) in
+            try DirectoryListing.openListedFile(cName, in: directory, path: display)
+        }) else {
+            // A symbolic link or a socket, which cannot be opened so.
+            let kind = try Syscall.status(ofBytes: file, in: parent, path: display).st_mode & S_IFMT
+            throw try refusal(of: file, in: parent, kind: kind, isLast: true, name: name, member: member)
+        }
+        defer { Syscall.close(fd) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw try refusal(of: file, in: parent, kind: info.st_mode & S_IFMT, isLast: true, name: name, member: member)
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let count = try Syscall.read(fd, into: buffer, path: { name + "/" + member })
+            let count = try Syscall.read(fd, into: buffer, path: display)
             guard count > 0 else { return }
             try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// Why `component` of `member`, of the kind `kind` (`S_IFMT` bits),
+    /// cannot be read through: the member itself (`isLast`) must be a
+    /// regular file, a component above it a directory.
+    private static func refusal(
+        of component: [UInt8], in parent: CInt, kind: mode_t, isLast: Bool, name: String, member: String
+    ) throws -> ManifestError {
+        switch kind {
+        case S_IFLNK:
+            let target = try Syscall.symbolicLinkTarget(ofBytes: component, in: parent, path: { name + "/" + member })
+            return ManifestError(file: name, entry: member, message: "\"\(PathDisplay.text(component))\" is a symbolic link (to \"\(PathDisplay.text(target))\"), which is not followed")
+        case S_IFDIR:
+            return ManifestError(file: name, entry: member, message: "the member is a directory")
+        case S_IFIFO where isLast:
+            return ManifestError(file: name, entry: member, message: "the member is a FIFO, not a regular file")
+        default:
+            return ManifestError(file: name, entry: member, message: isLast ? "the member is not a regular file" : "\"\(PathDisplay.text(component))\" is not a directory")
         }
     }
 

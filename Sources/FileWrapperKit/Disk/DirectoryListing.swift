@@ -16,7 +16,7 @@ package enum DirectoryListing {
     /// be opened so (`ELOOP`, `ENXIO`). O_NONBLOCK and O_NOCTTY: should it
     /// have become a FIFO or a terminal, opening it neither waits nor
     /// adopts it. What it has become is for the caller to check.
-    static func openListedFile(
+    package static func openListedFile(
         _ name: UnsafePointer<CChar>, in directory: CInt, path: Syscall.Path
     ) throws(FileWrapperError) -> (fd: CInt, info: stat)? {
         let fd: CInt
