@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <linux/openat2.h>
 
@@ -65,4 +66,11 @@ int cfs_fsetxattr(int fd, const char *name, const void *value, size_t size) {
 
 void *cfs_memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen) {
     return memmem(haystack, haystacklen, needle, needlelen);
+}
+
+int cfs_free_bytes(int fd, unsigned long long *free) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -1;
+    *free = (unsigned long long)info.f_bavail * (unsigned long long)info.f_bsize;
+    return 0;
 }

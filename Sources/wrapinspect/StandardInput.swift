@@ -92,8 +92,11 @@ enum StandardInput {
 
     /// Copies standard input, to its end, into `standard input` in a new
     /// private folder; the URL names it `standard input` in messages.
-    /// Refused once a byte more than `limits` allow has come (no more is
-    /// read), naming ``ArchiveReadLimits/maxBytes``, which raises it.
+    /// Refused as a zip's or 7z's spool is (``ArchiveSpool/fill(_:head:rest:name:limits:kind:advice:progress:)``):
+    /// once a byte more than `limits` allow has come (no more is read),
+    /// naming ``ArchiveReadLimits/maxBytes``, which raises it; once a zip
+    /// or 7z stops looking like one; before `$TMPDIR` runs out of room.
+    /// The copy is removed then.
     private static func copy(limits: ArchiveReadLimits) throws -> URL {
         let temporary = FileManager.default.temporaryDirectory.path
         let fd = try Syscall.open(temporary, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { temporary })
@@ -104,27 +107,16 @@ enum StandardInput {
         spool = (temporary, folderName, fd)
         let folder = URL(fileURLWithPath: temporary).appendingPathComponent(folderName)
         let file = URL(fileURLWithPath: "standard input", relativeTo: folder)
-        let out = try Syscall.open(file.path, in: AT_FDCWD, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600, path: { file.path })
-        defer { Syscall.close(out) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { buffer.deallocate() }
-        let capacity = limits.streamCapacity
-        var total: Int64 = 0
-        try ProgressLine.showing("reading", "standard input") { progress in
-            while total <= capacity {
-                // What a pipe holds now, not a full buffer: progress moves as the bytes come.
-                let wanted = Int(min(Int64(buffer.count), capacity - total + 1))
-                let count = try Syscall.retrying(.read, { "standard input" }) { Glibc.read(STDIN_FILENO, buffer.baseAddress, wanted) }
-                if count == 0 { break }
-                try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: out, path: { file.path })
-                total += Int64(count)
-                progress?.count(bytes: Int64(count))
+        do {
+            let out = try Syscall.open(file.path, in: AT_FDCWD, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600, path: { file.path })
+            defer { Syscall.close(out) }
+            try ProgressLine.showing("reading", "standard input") { progress in
+                try ArchiveSpool.fill(out, rest: STDIN_FILENO, name: "standard input", limits: limits, kind: "an input",
+                                      advice: "; name a file instead") { progress?.count(bytes: Int64($0)) }
             }
-        }
-        guard total <= capacity else {
+        } catch {
             removeCopy()
-            throw ArchiveError(.limitExceeded, archive: "standard input", message: "the stream is longer than \(capacity) bytes, the most an input "
-                               + "within the limits can take (contents, entries and path lengths); name a file instead", limit: .maxBytes)
+            throw error
         }
         return file
     }

@@ -48,16 +48,20 @@ public enum ChildProcess {
     }
 
     /// Starts `executable arguments...` with its standard output and error
-    /// on the descriptors given (and input from `/dev/null`); returns its
-    /// process ID, for ``wait(for:)``.
+    /// on the descriptors given, and input from `standardInput` (from
+    /// `/dev/null` when nil); returns its process ID, for ``wait(for:)``.
     public static func spawn(
         _ executable: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:],
-        standardOutput: CInt, standardError: CInt
+        standardInput: CInt? = nil, standardOutput: CInt, standardError: CInt
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let standardInput {
+            posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
         posix_spawn_file_actions_adddup2(&actions, standardError, 2)
         if let directory {

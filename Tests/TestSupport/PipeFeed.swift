@@ -55,4 +55,39 @@ public enum PipeFeed {
         }.start()
         return (ends[0], writer)
     }
+
+    /// The read end of a pipe (both ends close-on-exec) into which a thread of its
+    /// own writes `head` and then zeros, without end, until no one holds
+    /// the read end (EPIPE); the caller closes the read end.
+    public static func endless(after head: Data) throws -> (reader: CInt, writer: Writer) {
+        var ends: [CInt] = [0, 0]
+        guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let writeEnd = ends[1]
+        let writer = Writer()
+        Thread {
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            var total = 0
+            var block = [UInt8](head)
+            block += [UInt8](repeating: 0, count: 1 << 16)
+            var start = 0
+            while true {
+                let count = block.withUnsafeBytes { write(writeEnd, $0.baseAddress! + start, $0.count - start) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                total += count
+                start += count
+                if start == block.count {
+                    block = [UInt8](repeating: 0, count: 1 << 16)
+                    start = 0
+                }
+            }
+            close(writeEnd)
+            writer.finish(written: total)
+        }.start()
+        return (ends[0], writer)
+    }
 }

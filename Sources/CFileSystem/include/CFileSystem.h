@@ -24,6 +24,11 @@ ssize_t cfs_copy_file_range(int fd_in, off_t *off_in, int fd_out, size_t len);
 /// seccomp filter does not have it.
 int cfs_open_beneath(int dirfd, const char *path, int flags);
 
+/// fstatfs(2): the bytes free for an unprivileged process (f_bavail
+/// blocks of f_bsize) on the file system that holds `fd`, in `*free`.
+/// Not fstatvfs, which glibc makes read /proc/mounts.
+int cfs_free_bytes(int fd, unsigned long long *free);
+
 /// syncfs(2): flushes the whole file system that holds `fd`.
 int cfs_syncfs(int fd);
 

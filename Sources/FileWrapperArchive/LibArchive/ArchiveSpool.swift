@@ -8,7 +8,7 @@ import Glibc
 /// central directory or header lies at the end, or a member that `cat`
 /// reads from a stream. Unnamed, it is gone with its descriptor, whatever
 /// ends the process.
-enum ArchiveSpool {
+package enum ArchiveSpool {
     /// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift does not import.
     private static let temporaryFileFlag: CInt = 0o20_000_000 | O_DIRECTORY
 
@@ -26,8 +26,11 @@ enum ArchiveSpool {
     /// only may, and holds what this reader checks them against) or a 7z.
     static func isNeeded(for head: [UInt8]) -> Bool {
         let zip: [[UInt8]] = [[0x50, 0x4B, 0x03, 0x04], [0x50, 0x4B, 0x05, 0x06], [0x50, 0x4B, 0x07, 0x08]]
-        return zip.contains { head.starts(with: $0) } || head.starts(with: [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C])
+        return zip.contains { head.starts(with: $0) } || head.starts(with: sevenZipSignature)
     }
+
+    /// A 7z's first bytes.
+    static let sevenZipSignature: [UInt8] = [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]
 
     /// The most bytes a zip or 7z within `limits` can take, which the spool
     /// of a stream may hold: the contents (``ArchiveReadLimits/maxBytes``)
@@ -52,26 +55,12 @@ enum ArchiveSpool {
     }
 
     /// A spool holding `head` and then the rest of the stream `fd` to its
-    /// end, at offset 0. A stream longer than ``capacity(within:)`` allows
-    /// is refused once a byte more than it has been read (no more is read),
-    /// naming ``ArchiveReadLimits/maxBytes``, which raises it.
+    /// end, at offset 0 (``fill(_:head:rest:name:limits:kind:advice:progress:)``).
     static func copy(head: [UInt8], rest fd: CInt, name: String, limits: ArchiveReadLimits) throws -> CInt {
-        let capacity = capacity(within: limits)
         let spool = try make(for: name)
         do {
+            try fill(spool, head: head, rest: fd, name: name, limits: limits, advice: "; read it from a file instead")
             try ArchiveError.io(archive: name) {
-                try head.withUnsafeBytes { try Syscall.writeAll($0, to: spool, path: { name }) }
-                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-                defer { buffer.deallocate() }
-                var total = Int64(head.count)
-                while total <= capacity {
-                    let wanted = Int(min(Int64(buffer.count), capacity - total + 1))
-                    let count = try Syscall.retrying(.read, { name }) { Glibc.read(fd, buffer.baseAddress, wanted) }
-                    if count == 0 { break }
-                    try Syscall.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: spool, path: { name })
-                    total += Int64(count)
-                }
-                guard total <= capacity else { throw refusal("the stream", name: name, capacity: capacity, advice: "; read it from a file instead") }
                 _ = try Syscall.retrying(.lseek, { name }) { lseek(spool, 0, SEEK_SET) }
             }
             return spool
@@ -81,10 +70,74 @@ enum ArchiveSpool {
         }
     }
 
+    /// Writes `head` and then the rest of the stream `fd`, to its end, to
+    /// `spool`, calling `progress` with the count of each block read.
+    /// Stops, throwing, once a byte more than ``capacity(within:)`` allows
+    /// has been read (no more is read), naming ``ArchiveReadLimits/maxBytes``,
+    /// which raises it (`kind`, what the capacity is that of, and `advice`
+    /// end the message); once the stream stops looking like the zip or 7z
+    /// it began as (``SpoolShape``); and before the spool's file system
+    /// has less than ``freeSpaceMargin`` left (``checkRoom(of:name:keeping:)``).
+    /// What was written stays, for the caller to remove.
+    package static func fill(
+        _ spool: CInt, head: [UInt8] = [], rest fd: CInt, name: String, limits: ArchiveReadLimits,
+        kind: String = "a zip or 7z", advice: String, progress: (Int) -> Void = { _ in }
+    ) throws {
+        let capacity = capacity(within: limits)
+        var shape = SpoolShape(name: name)
+        var total: Int64 = 0
+        var unchecked = Int64.max
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            try shape.take(bytes)
+            if unchecked >= roomCheckInterval {
+                try checkRoom(of: spool, name: name)
+                unchecked = 0
+            }
+            try ArchiveError.io(archive: name) { try Syscall.writeAll(bytes, to: spool, path: { name }) }
+            total += Int64(bytes.count)
+            unchecked += Int64(bytes.count)
+        }
+        try head.withUnsafeBytes { try write($0) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        while total <= capacity {
+            // What a pipe holds now, not a full buffer: progress moves as the bytes come.
+            let wanted = Int(min(Int64(buffer.count), capacity - total + 1))
+            let count = try ArchiveError.io(archive: name) {
+                try Syscall.retrying(.read, { name }) { Glibc.read(fd, buffer.baseAddress, wanted) }
+            }
+            if count == 0 { break }
+            try write(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            progress(count)
+        }
+        guard total <= capacity else { throw refusal("the stream", of: kind, name: name, capacity: capacity, advice: advice) }
+    }
+
+    /// The free space a spool leaves on its file system, for the system
+    /// and other programs: 256 MiB.
+    static let freeSpaceMargin: Int64 = 256 << 20
+    /// How many bytes a spool writes between two looks at the free space: 4 MiB.
+    static let roomCheckInterval: Int64 = 4 << 20
+
+    /// Throws when the file system that holds `spool` has less than
+    /// `margin` and ``roomCheckInterval`` bytes free for this process
+    /// (``Syscall/freeBytes(of:path:)``), naming the temporary folder.
+    static func checkRoom(of spool: CInt, name: String, keeping margin: Int64 = freeSpaceMargin) throws {
+        let free = try ArchiveError.io(archive: name) {
+            try Syscall.freeBytes(of: spool, path: { FileManager.default.temporaryDirectory.path })
+        }
+        guard free >= margin.saturatingAdd(roomCheckInterval) else {
+            let folder = FileManager.default.temporaryDirectory.path
+            throw ArchiveError(.io, archive: name, message: "the temporary folder \(folder) has \(free) bytes free, and a spool leaves at least "
+                               + "\(margin) free; set TMPDIR to a folder with more room, or read the archive from a file")
+        }
+    }
+
     /// The refusal of `subject` (the stream, the archive written) of the
-    /// archive `name`, once longer than `capacity` bytes.
-    static func refusal(_ subject: String, name: String, capacity: Int64, advice: String) -> ArchiveError {
-        ArchiveError(.limitExceeded, archive: name, message: "\(subject) is longer than \(capacity) bytes, the most a zip or 7z "
+    /// archive `name`, once longer than `capacity` bytes, the most `kind`
+    /// within the limits can take.
+    static func refusal(_ subject: String, of kind: String = "a zip or 7z", name: String, capacity: Int64, advice: String) -> ArchiveError {
+        ArchiveError(.limitExceeded, archive: name, message: "\(subject) is longer than \(capacity) bytes, the most \(kind) "
                      + "within the limits can take (contents, entries and path lengths)" + advice, limit: .maxBytes)
     }
 }

@@ -369,6 +369,14 @@ package enum Syscall {
         return try result.get()
     }
 
+    /// The bytes free for this process on the file system that holds
+    /// `fd` (`fstatfs(2)`: `f_bavail` blocks of `f_bsize`), saturating at `Int64.max`.
+    package static func freeBytes(of fd: CInt, path: Path) throws(FileWrapperError) -> Int64 {
+        var free: UInt64 = 0
+        try retrying(.fstatfs, path) { cfs_free_bytes(fd, &free) }
+        return Int64(clamping: free)
+    }
+
     /// The processors this process may run on, at least 1: those of its
     /// affinity mask (`sched_getaffinity(2)`; fewer than the machine has
     /// under `taskset` or in a container's CPU set), or the online ones.

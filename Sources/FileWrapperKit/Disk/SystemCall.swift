@@ -5,7 +5,7 @@ package enum SystemCall: String, Sendable, CaseIterable {
     /// `openat` with `O_CREAT`: it makes a file.
     case openatCreate = "openat(create)"
     case openat2
-    case fstat, fstatat, lstat, readlinkat, lseek
+    case fstat, fstatat, lstat, readlinkat, lseek, fstatfs
     case fdopendir, readdir
     case read, pread
     case listxattr, getxattr
@@ -23,7 +23,7 @@ package enum SystemCall: String, Sendable, CaseIterable {
     /// write error (`CocoaError.fileWrite…`) rather than a read error.
     package var changesFiles: Bool {
         switch self {
-        case .open, .openat, .openat2, .fstat, .fstatat, .lstat, .readlinkat, .lseek, .fdopendir, .readdir, .read, .pread,
+        case .open, .openat, .openat2, .fstat, .fstatat, .lstat, .readlinkat, .lseek, .fstatfs, .fdopendir, .readdir, .read, .pread,
              .listxattr, .getxattr, .dup, .close, .fcntl, .pipe, .schedGetaffinity:
             false
         case .openatCreate, .mkdirat, .symlinkat, .linkat, .unlinkat, .renameat, .renameat2, .write, .copyFileRange,
