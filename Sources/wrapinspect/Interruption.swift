@@ -69,26 +69,32 @@ enum Interruption {
 
     /// Removes every temporary of this process in the folders registered:
     /// the names that start with `.`, then part of the name they replace,
-    /// then `.fwk-save-<pid>-`. Each is first renamed to a fresh name of
-    /// its own (`renameat`), so that the run cannot move it into place
-    /// while it is being emptied: its swap then fails, and what was
-    /// renamed is removed whole. Workers may still be writing into a
-    /// temporary folder, so a removal that fails is tried again for a while.
-    /// Holds the lock to the end: ``finishing()`` waits.
+    /// then `.fwk-save-<pid>-`. The ``CreationGate`` is closed first, so
+    /// that no thread makes a temporary, or a name inside one, from then
+    /// on: a listing shows them all and a removal is not outgrown. Each is
+    /// renamed to a fresh name of its own (`renameat`), so that the run
+    /// cannot move it into place while it is being emptied: its swap then
+    /// fails, and what was renamed is removed whole. The folders are
+    /// listed again until a listing shows none left, a hundred times at
+    /// most (what cannot be removed, the next run removes). Holds the lock
+    /// to the end: ``finishing()`` waits.
     private static func removeTemporaries() {
         lock.lock()
+        CreationGate.close()
         let marker = Array(".fwk-save-\(getpid())-".utf8)
         for (folder, name) in registered {
             let fd = Syscall.invoke(.open) { open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
             guard fd >= 0 else { continue }
-            guard let names = try? Syscall.names(inDirectory: fd, path: { folder }) else { continue }
-            for temporary in names where isTemporary(temporary, of: Array(name.utf8), marker: marker) {
-                let aside = Replacement.temporaryName(for: name, lockingIn: fd)
-                guard (try? Syscall.rename(String(decoding: temporary, as: UTF8.self), to: aside, in: fd, flags: 0, path: { folder })) != nil
-                else { continue }
-                for _ in 0..<100 {
-                    guard (try? TreeRemover.remove(Array(aside.utf8), in: fd, parentPath: folder)) == nil else { break }
-                    usleep(10_000)
+            for round in 0..<100 {
+                guard let names = try? Syscall.names(inDirectory: fd, path: { folder }) else { break }
+                let temporaries = names.filter { isTemporary($0, of: Array(name.utf8), marker: marker) }
+                if temporaries.isEmpty { break }
+                if round > 0 { usleep(10_000) }
+                for temporary in temporaries {
+                    let aside = Replacement.temporaryName(for: name, lockingIn: fd)
+                    guard (try? Syscall.rename(String(decoding: temporary, as: UTF8.self), to: aside, in: fd, flags: 0, path: { folder })) != nil
+                    else { continue }
+                    try? TreeRemover.remove(Array(aside.utf8), in: fd, parentPath: folder)
                 }
             }
             // Kept open: the locks that mark the names aside as this live process's are on it.

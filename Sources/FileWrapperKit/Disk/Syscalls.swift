@@ -14,13 +14,14 @@ package enum Syscall {
 
     /// Makes `call` once: `body` makes it and returns its result, -1 with
     /// the cause in `errno` on failure. Where a test armed a fault for this
-    /// call (``FaultInjection``), the fault happens instead.
+    /// call (``FaultInjection``), the fault happens instead; once the
+    /// ``CreationGate`` is closed, a call that makes a name fails.
     package static func invoke<Result: FixedWidthInteger>(_ call: SystemCall, _ body: () -> Result) -> Result {
         if FaultInjection.isArmed, let code = FaultInjection.take(call) {
             Glibc.errno = code
             return -1
         }
-        return body()
+        return CreationGate.stops(call) ? CreationGate.pass(body) : body()
     }
 
     /// ``invoke(_:_:)`` for a call that returns a pointer, nil on failure.
