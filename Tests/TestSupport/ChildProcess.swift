@@ -79,6 +79,24 @@ public enum ChildProcess {
         return pid
     }
 
+    /// Waits for the child `pid` to end, killing it (SIGKILL) once
+    /// `seconds` have passed: its exit status, the signal that ended it,
+    /// and whether it ended before that; for a test that proves it does
+    /// not hang.
+    public static func wait(for pid: pid_t, killingAfter seconds: TimeInterval) -> (status: CInt, signal: CInt, ended: Bool) {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: CInt = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                let (status, signal) = wait(for: pid)
+                return (status, signal, false)
+            }
+            usleep(2_000)
+        }
+        return ((status >> 8) & 0xFF, status & 0x7F, true)
+    }
+
     /// Waits for the child `pid` to end (`waitpid`): its exit status, and
     /// the signal that ended it (0 when it exited).
     public static func wait(for pid: pid_t) -> (status: CInt, signal: CInt) {

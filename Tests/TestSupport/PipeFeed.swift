@@ -40,10 +40,7 @@ public enum PipeFeed {
         let writeEnd = ends[1]
         let writer = Writer()
         Thread {
-            var blocked = sigset_t()
-            sigemptyset(&blocked)
-            sigaddset(&blocked, SIGPIPE)
-            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            blockBrokenPipe()
             var offset = 0
             data.withUnsafeBytes { bytes in
                 while offset < bytes.count, case let count = write(writeEnd, bytes.baseAddress! + offset, bytes.count - offset), count > 0 {
@@ -66,10 +63,7 @@ public enum PipeFeed {
         let writeEnd = ends[1]
         let writer = Writer()
         Thread {
-            var blocked = sigset_t()
-            sigemptyset(&blocked)
-            sigaddset(&blocked, SIGPIPE)
-            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            blockBrokenPipe()
             var total = 0
             var block = [UInt8](head)
             block += [UInt8](repeating: 0, count: 1 << 16)
@@ -89,5 +83,14 @@ public enum PipeFeed {
             writer.finish(written: total)
         }.start()
         return (ends[0], writer)
+    }
+
+    /// Blocks SIGPIPE on the calling thread: a write to a pipe no one
+    /// reads then fails with EPIPE.
+    private static func blockBrokenPipe() {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
     }
 }

@@ -26,21 +26,10 @@ import TestSupport
         defer { close(errorFd) }
         let pid = try ChildProcess.spawn(executable.path, ["cat", "bundle", "dir/member"], in: directory.url,
                                          standardOutput: null, standardError: errorFd)
-        let deadline = Date().addingTimeInterval(limit)
-        var status: CInt = 0
-        var ended = true
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > deadline {
-                ended = false
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                break
-            }
-            usleep(2_000)
-        }
+        let (status, _, ended) = ChildProcess.wait(for: pid, killingAfter: limit)
         let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         unlink(errors.path)
-        return ((status >> 8) & 0xFF, ended, message)
+        return (status, ended, message)
     }
 
     @Test func aFIFOAtThePathIsRefusedPromptly() throws {

@@ -50,20 +50,9 @@ import TestSupport
             let pid = try ChildProcess.spawn(executable.path, arguments, in: directory.url, environment: ["TMPDIR": temporary.path],
                                              standardInput: reader, standardOutput: null, standardError: errorFd)
             close(reader)
-            let deadline = Date().addingTimeInterval(60)
-            var status: CInt = 0
-            var ended = true
-            while waitpid(pid, &status, WNOHANG) == 0 {
-                if Date() > deadline {
-                    ended = false
-                    kill(pid, SIGKILL)
-                    waitpid(pid, &status, 0)
-                    break
-                }
-                usleep(5_000)
-            }
+            let (status, _, ended) = ChildProcess.wait(for: pid, killingAfter: 60)
             _ = writer.written()
-            return ((status >> 8) & 0xFF, ended, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+            return (status, ended, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
         }
     }
 

@@ -38,20 +38,9 @@ import TestSupport
                                              environment: ["TMPDIR": directory.appending("tmp").path], standardOutput: null, standardError: null)
             usleep(useconds_t(delay * 1_000_000))
             kill(pid, signal)
-            let deadline = Date().addingTimeInterval(30)
-            var status: CInt = 0
-            var ended = true
-            while waitpid(pid, &status, WNOHANG) == 0 {
-                if Date() > deadline {
-                    ended = false
-                    kill(pid, SIGKILL)
-                    waitpid(pid, &status, 0)
-                    break
-                }
-                usleep(2_000)
-            }
-            try #require(ended, "unpack, signal \(signal) after \(delay) s: still running 30 s later")
-            if status & 0x7F == signal { landed += 1 }
+            let (_, ended, finished) = ChildProcess.wait(for: pid, killingAfter: 30)
+            try #require(finished, "unpack, signal \(signal) after \(delay) s: still running 30 s later")
+            if ended == signal { landed += 1 }
             let left = try Disk.names(in: directory.url).filter { $0.contains(".fwk-save-") }
             #expect(left == [], "unpack, signal \(signal) after \(delay) s")
             for name in left { try? FileManager.default.removeItem(at: directory.appending(name)) }

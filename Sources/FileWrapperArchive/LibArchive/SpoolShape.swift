@@ -86,12 +86,9 @@ struct SpoolShape {
             if record.count == wanted { try recordEnded() }
             return count
         case .due(let zeros):
-            if zeros == 0 { runStart = offset }
-            let run = bytes.firstIndex { $0 != 0 } ?? bytes.count
-            let total = zeros + Int64(run)
-            guard total < Self.zeroRunLimit else {
-                throw refusal("\(Self.zeroRunLimit >> 20) MiB of zero bytes from offset \(runStart), "
-                              + (isZip ? "where a zip's next record should begin" : "after the end of the 7z"))
+            let place = isZip ? "where a zip's next record should begin" : "after the end of the 7z"
+            let (run, total) = try zeroRun(in: bytes, after: zeros, limit: Self.zeroRunLimit) {
+                "\(Self.zeroRunLimit >> 20) MiB of zero bytes from offset \($0), \(place)"
             }
             if run < bytes.count {
                 record = []
@@ -105,18 +102,27 @@ struct SpoolShape {
             state = .data(then: left - Int64(count))
             return count
         case .deflateStart(let zeros):
-            if zeros == 0 { runStart = offset }
-            let run = bytes.firstIndex { $0 != 0 } ?? bytes.count
-            let total = zeros + Int64(run)
-            guard total < Self.deflateZeroLimit else {
-                throw refusal("\(Self.deflateZeroLimit >> 10) KiB of zero bytes from offset \(runStart), where a deflated member's data "
-                              + "should begin with a block header")
+            let (run, total) = try zeroRun(in: bytes, after: zeros, limit: Self.deflateZeroLimit) {
+                "\(Self.deflateZeroLimit >> 10) KiB of zero bytes from offset \($0), where a deflated member's data should begin with a block header"
             }
             state = run < bytes.count ? .untracked : .deflateStart(zeros: total)
             return max(run, 1)
         case .untracked:
             return bytes.count
         }
+    }
+
+    /// The zero bytes that lead `bytes`, and the run they make after
+    /// `zeros` before them; throws, with `what` of the run's start, once
+    /// the run reaches `limit`.
+    private mutating func zeroRun(
+        in bytes: UnsafeRawBufferPointer, after zeros: Int64, limit: Int64, _ what: (Int64) -> String
+    ) throws(ArchiveError) -> (run: Int, total: Int64) {
+        if zeros == 0 { runStart = offset }
+        let run = bytes.firstIndex { $0 != 0 } ?? bytes.count
+        let total = zeros + Int64(run)
+        guard total < limit else { throw refusal(what(runStart)) }
+        return (run, total)
     }
 
     /// How many bytes ``record`` must hold for what its bytes so far say
