@@ -26,6 +26,10 @@
 // system-call funnel fails with WHAT (an errno name such as ENOSPC, EIO,
 // EINTR) or, with WHAT = kill, the process is killed there (FaultInjection).
 //
+// With --close-creation-gate-after=SECONDS, a thread closes the process's
+// CreationGate that many seconds after the command starts, as wrapinspect's
+// signal handler does: every name made after that fails with ECANCELED.
+//
 // With --announce-start, every command first prints "started" and a newline
 // on standard output, so that a test can time (and kill) the operation
 // itself rather than the process's start. With --peak-memory, every command
@@ -62,6 +66,16 @@ if let fault = flags.first(where: { $0.hasPrefix("--fault=") }) {
         exit(2)
     }
     FaultInjection.arm(plan)
+}
+if let gate = flags.first(where: { $0.hasPrefix("--close-creation-gate-after=") }) {
+    guard let seconds = Double(gate.dropFirst("--close-creation-gate-after=".count)) else {
+        FileHandle.standardError.write(Data("unknown delay in \(gate)\n".utf8))
+        exit(2)
+    }
+    Thread.detachNewThread {
+        usleep(useconds_t(seconds * 1_000_000))
+        CreationGate.close()
+    }
 }
 if flags.contains("--announce-start") {
     FileHandle.standardOutput.write(Data("started\n".utf8))

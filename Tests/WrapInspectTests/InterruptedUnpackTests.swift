@@ -47,4 +47,36 @@ import TestSupport
         }
         #expect(landed >= 3, "\(landed) signals landed mid-run")
     }
+
+    /// The gate itself, closed at a random instant of an unpack (in
+    /// fwk-test-child, as the handler closes it): no name is made after it,
+    /// so the unpack fails (ECANCELED), removes its temporary, and the
+    /// destination is as it was, absent.
+    @Test func anUnpackMakesNoNameOnceTheGateCloses() throws {
+        let directory = try TemporaryDirectory()
+        var random = SplitMix64(seed: 3304)
+        for index in 0..<TestSizes.pick(full: 1500, reduced: 500) {
+            try Disk.write(Data(random.bytes(Int(random.next() % 4000) + 1, in: 0x61...0x7A)),
+                           to: directory.appending("src/d\(index % 30)/f\(index).txt"))
+        }
+        let packed = try WrapInspectProcess.run(["pack", "src", "whole.tar"], in: directory.url)
+        try #require(packed.status == 0, "\(packed.stderr)")
+        let archive = directory.appending("whole.tar").path, out = directory.appending("out").path
+        let duration = try KillHarness.measure(["unpack", archive, out])
+        try FileManager.default.removeItem(atPath: out)
+        var stopped = 0
+        for _ in 0..<TestSizes.pick(full: 12, reduced: 6) {
+            let delay = Double(random.next() % 800) / 1000 * duration
+            let result = try ChildProcess.run(KillHarness.child.path, ["unpack", archive, out, "--close-creation-gate-after=\(delay)"])
+            if result.status == 0 {
+                try FileManager.default.removeItem(atPath: out)
+                continue
+            }
+            stopped += 1
+            #expect(result.status == 2 && result.stderr.contains("Operation canceled"), "after \(delay) s: \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out), "after \(delay) s")
+            #expect(try Disk.names(in: directory.url).filter { $0.contains(".fwk-save-") } == [], "after \(delay) s")
+        }
+        #expect(stopped >= 2, "\(stopped) unpacks met the closed gate")
+    }
 }
