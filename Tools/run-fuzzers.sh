@@ -5,8 +5,8 @@
 #   Tools/run-fuzzers.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # SECONDS_PER_TARGET defaults to 60; TARGET is fuzz-archive, fuzz-plain-tar,
-# fuzz-manifest, fuzz-declarations, fuzz-tree-digest or fuzz-unpack (default:
-# all six). Corpora grow in
+# fuzz-manifest, fuzz-structured, fuzz-declarations, fuzz-tree-digest or
+# fuzz-unpack (default: all seven). Corpora grow in
 # Tools/Fuzz/.build-fuzz/corpus/<target> across runs (kept out of git);
 # crash, timeout, leak and out-of-memory inputs go to the artifacts folder
 # printed at the start. Prints per target: runs, seconds, coverage, result.
@@ -16,7 +16,7 @@ set -euo pipefail
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-archive fuzz-plain-tar fuzz-manifest fuzz-declarations fuzz-tree-digest fuzz-unpack)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-archive fuzz-plain-tar fuzz-manifest fuzz-structured fuzz-declarations fuzz-tree-digest fuzz-unpack)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/Tools/Fuzz"
@@ -66,6 +66,9 @@ seed() {
             [ -d "$shared" ] && find "$shared" -type f -name '*.tar' -exec cp -n {} "$dir/" \;
             find "$root/Fixtures/Hostile" -type f -name '*.tar' -exec cp -n {} "$dir/" \; ;;
         fuzz-manifest) seed_manifests "$dir" ;;
+        # Pairs of JSON documents and property lists (XML, binary, binary
+        # with shared references), each pair behind its first one's length.
+        fuzz-structured) python3 "$fuzz/structured-seeds.py" "$dir" ;;
         fuzz-declarations) find "$root/Fixtures/Documents" -type f ! -name README.md -exec cp -n {} "$dir/" \; ;;
         fuzz-tree-digest) ;;  # the input is an encoding of our own; libFuzzer starts from nothing
         fuzz-unpack)

@@ -28,6 +28,12 @@ let package = Package(
             name: "fuzz-manifest",
             dependencies: [.product(name: "FileWrapperKit", package: "FileWrapperKit")]
         ),
+        // Two JSON documents or property lists compared as diff --structured
+        // compares them, within a budget of values.
+        .executableTarget(
+            name: "fuzz-structured",
+            dependencies: [.product(name: "FileWrapperKit", package: "FileWrapperKit")]
+        ),
         // UTType declarations (Info.plist-style, XML, binary or JSON).
         .executableTarget(
             name: "fuzz-declarations",
