@@ -1,3 +1,5 @@
+import FileWrapperKit
+
 /// Bounds on what reading an archive may produce; each stops a known kind of
 /// archive bomb, and an error names the one that was reached.
 public struct ArchiveReadLimits: Sendable, Hashable {
@@ -37,9 +39,12 @@ public struct ArchiveReadLimits: Sendable, Hashable {
     /// may have an eighth of this).
     public var maxMemory: Int64
 
+    /// The path, name, depth and link defaults are a manifest file's
+    /// (``ManifestReadLimits/reading``): one source for both readers.
     public init(
         maxEntries: Int = 100_000, maxBytes: Int64 = 1 << 30, maxRatio: Double = 100, ratioGraceBytes: Int64 = 64 << 20,
-        maxPathLength: Int = 4096, maxNameLength: Int = 255, maxDepth: Int = 1024, maxLinkLength: Int = 4096,
+        maxPathLength: Int = ManifestReadLimits.reading.maxPathLength, maxNameLength: Int = ManifestReadLimits.reading.maxNameLength,
+        maxDepth: Int = ManifestReadLimits.reading.maxDepth, maxLinkLength: Int = ManifestReadLimits.reading.maxLinkLength,
         maxMemory: Int64 = 256 << 20
     ) {
         self.maxEntries = maxEntries
@@ -63,7 +68,31 @@ public struct ArchiveReadLimits: Sendable, Hashable {
     /// `digest`, `snapshot`, `diff`): as for unpacking, but 2,000,000
     /// entries, whose manifest takes about 600 MB; each entry costs the
     /// memory of its manifest entry, and nothing is made on disk.
-    public static let reading = ArchiveReadLimits(maxEntries: 2_000_000, maxBytes: 4 << 30)
+    public static let reading = ArchiveReadLimits(maxEntries: ManifestReadLimits.reading.maxEntries, maxBytes: ManifestReadLimits.reading.maxBytes)
+
+    /// The limits of a manifest file read where an archive would be read
+    /// within these: the same entries, bytes (declared sizes, for a file
+    /// that declares them), path, name, depth and link limits.
+    public var manifestLimits: ManifestReadLimits {
+        ManifestReadLimits(
+            maxEntries: maxEntries, maxBytes: maxBytes, maxPathLength: maxPathLength, maxNameLength: maxNameLength, maxDepth: maxDepth,
+            maxLinkLength: maxLinkLength)
+    }
+}
+
+extension ArchiveReadLimits.Limit {
+    /// The archive limit of the same name, which raises a manifest limit
+    /// too (``ArchiveReadLimits/manifestLimits``).
+    public init(_ limit: ManifestReadLimits.Limit) {
+        switch limit {
+        case .maxEntries: self = .maxEntries
+        case .maxBytes: self = .maxBytes
+        case .maxPathLength: self = .maxPathLength
+        case .maxNameLength: self = .maxNameLength
+        case .maxDepth: self = .maxDepth
+        case .maxLinkLength: self = .maxLinkLength
+        }
+    }
 }
 
 /// Counts the bytes of contents an archive produces, against the byte and

@@ -99,7 +99,7 @@ struct WrapInspect: ParsableCommand {
 
     /// The text of an error for people: an archive error names the archive,
     /// the entry, and the flag that raises a reached limit or replaces an
-    /// existing destination; a `FileWrapper` method's `CocoaError` as the
+    /// existing destination; a manifest error the flag that raises its limit; a `FileWrapper` method's `CocoaError` as the
     /// `FileWrapperError` inside it; a
     /// `LocalizedError`'s description (FileWrapperKit's errors name the path
     /// and the system call); else what the error prints as.
@@ -111,6 +111,9 @@ struct WrapInspect: ParsableCommand {
             let description = error.description(limitHint: { "(raise it with \(Unpack.flag(for: $0)))" },
                                                 optionHint: { "(\(Unpack.flag(for: $0)) keeps such links, never following them during the unpack)" })
             return error.code == .destinationExists ? description + " (unpack into a new folder, or replace it whole with --force)" : description
+        }
+        if let error = error as? ManifestError {
+            return error.description { "(raise it with \(Unpack.flag(for: ArchiveReadLimits.Limit($0))))" }
         }
         if let description = (error as? LocalizedError)?.errorDescription {
             return description

@@ -59,8 +59,8 @@ extension Manifest {
                 ? try Manifest(listing: url, hashingContents: options.hashingContents, progress: options.progress)
                 : try Manifest(contentsOf: url, hashingContents: options.hashingContents, progress: options.progress)
         case .manifest:
-            let data = try Self.contents(of: url)
-            self = try Manifest(decoding: data, name: url.relativePath)
+            let data = try Self.contents(of: url, within: options.limits)
+            self = try Manifest(decoding: data, name: url.relativePath, limits: options.limits.manifestLimits)
         case .archive(let handle):
             self = try ArchiveManifestReader(
                 handle: handle, limits: options.limits, hashingContents: options.hashingContents, progress: options.progress
@@ -80,9 +80,13 @@ extension Manifest {
         let source = ArchiveReadSource(fd: fd, name: name)
         if let error = source.error { throw error }
         if ManifestFileFormat.detect(source.head) != nil {
+            let capacity = options.limits.streamCapacity
             var data = Data()
-            try source.forEachBlockFromStart { data.append(contentsOf: $0) }
-            self = try Manifest(decoding: data, name: name)
+            try source.forEachBlockFromStart { block in
+                guard Int64(data.count) + Int64(block.count) <= capacity else { throw Self.tooLong(name, capacity: capacity) }
+                data.append(contentsOf: block)
+            }
+            self = try Manifest(decoding: data, name: name, limits: options.limits.manifestLimits)
             return
         }
         let recognized: ArchiveReadHandle.Recognized = source.head.isEmpty
@@ -166,11 +170,28 @@ extension Manifest {
         return Array(try handle.read(upToCount: 256) ?? Data())
     }
 
-    private static func contents(of url: URL) throws -> Data {
+    /// The manifest file at `url`, refused unread when it is longer than
+    /// any input within `limits` (``tooLong(_:capacity:)``).
+    private static func contents(of url: URL, within limits: ArchiveReadLimits) throws -> Data {
+        var info = stat()
+        guard Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 else {
+            throw ManifestError(file: url.relativePath, message: "cannot read: \(String(cString: strerror(errno)))")
+        }
+        let capacity = limits.streamCapacity
+        guard Int64(info.st_size) <= capacity else { throw tooLong(url.relativePath, capacity: capacity) }
         do {
             return try Data(contentsOf: url)
         } catch {
             throw ManifestError(file: url.relativePath, message: "cannot read: \(error.localizedDescription)")
         }
+    }
+
+    /// The refusal of a manifest file longer than `capacity`
+    /// (``ArchiveReadLimits/streamCapacity``), the most bytes any input
+    /// within the limits can take, which ``ArchiveReadLimits/maxBytes`` raises.
+    private static func tooLong(_ name: String, capacity: Int64) -> ManifestError {
+        ManifestError(
+            file: name, message: "the manifest file is longer than \(capacity) bytes, the most an input within the limits can take "
+                + "(contents, entries and path lengths)", limit: .maxBytes)
     }
 }

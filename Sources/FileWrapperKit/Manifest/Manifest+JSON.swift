@@ -29,8 +29,9 @@ extension Manifest {
         try text.handOn(finishing: true, to: deliver)
     }
 
-    /// Reads a JSON manifest; entries are named `entry N`, counting the root as 1.
-    init(json data: Data, name: String) throws(ManifestError) {
+    /// Reads a JSON manifest within `limits`; entries are named `entry N`,
+    /// counting the root as 1.
+    init(json data: Data, name: String, limits: ManifestReadLimits) throws(ManifestError) {
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: data)
@@ -47,11 +48,19 @@ extension Manifest {
         guard let list = object["entries"] as? [Any] else {
             throw ManifestError(file: name, message: "no \"entries\" array")
         }
+        guard list.count <= limits.maxEntries else {
+            throw ManifestError(
+                file: name, message: "\"entries\" holds \(list.count) entries, more than the limit of \(limits.maxEntries)", limit: .maxEntries)
+        }
+        var declared = ManifestFileSyntax.Declared(within: limits, file: name)
         var entries: [ManifestEntry] = []
         entries.reserveCapacity(list.count)
         for (index, value) in list.enumerated() {
-            entries.append(try ManifestJSONFields.entry(value, place: "entry \(index + 1)", file: name, recorded: &recorded))
+            let place = "entry \(index + 1)"
+            let entry = try ManifestJSONFields.entry(value, place: place, file: name, recorded: &recorded)
+            try declared.count(entry, place: place)
+            entries.append(entry)
         }
-        self = try ManifestFileSyntax.manifest(entries, source: source, recorded: recorded, file: name)
+        self = try ManifestFileSyntax.manifest(entries, source: source, recorded: recorded, file: name, limits: limits)
     }
 }

@@ -27,20 +27,29 @@ extension Manifest {
         try text.handOn(finishing: true, to: deliver)
     }
 
-    /// Reads a JSON Lines manifest; errors name the line. Blank lines are skipped.
-    init(jsonLines data: Data, name: String) throws(ManifestError) {
+    /// Reads a JSON Lines manifest within `limits`; errors name the line.
+    /// Blank lines are skipped. A header that declares more entries than
+    /// allowed is refused before any entry is read.
+    init(jsonLines data: Data, name: String, limits: ManifestReadLimits) throws(ManifestError) {
         var sawHeader = false
         var source = Source(kind: .bundle, name: name)
         var recorded = ManifestFileSyntax.RecordedDigests()
         var expectedCount: Int64 = 0
+        var declared = ManifestFileSyntax.Declared(within: limits, file: name)
         var entries: [ManifestEntry] = []
-        let bytes = [UInt8](data)
-        for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            let place = "line \(index + 1)"
+        var number = 0
+        var lineStart = data.startIndex
+        // Line by line, each a slice of `data`: no copy, no array of lines.
+        while lineStart < data.endIndex {
+            let lineEnd = data[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? data.endIndex
+            let line = data[lineStart..<lineEnd]
+            lineStart = lineEnd + 1
+            number += 1
+            let place = "line \(number)"
             guard line.contains(where: { !ManifestFileSyntax.isSpace($0) }) else { continue }
             let parsed: Any
             do {
-                parsed = try JSONSerialization.jsonObject(with: Data(line))
+                parsed = try JSONSerialization.jsonObject(with: line)
             } catch {
                 let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
                 throw ManifestError(file: name, message: "\(place) is not valid JSON: \(reason)")
@@ -55,11 +64,19 @@ extension Manifest {
                 guard let count = object["entries"].flatMap(ManifestJSONFields.integer), count >= 0 else {
                     throw ManifestError(file: name, message: "\(place): \"entries\" is not the number of entries")
                 }
+                guard count <= limits.maxEntries else {
+                    throw ManifestError(
+                        file: name, message: "\(place): the header declares \(count) entries, more than the limit of \(limits.maxEntries)",
+                        limit: .maxEntries)
+                }
                 expectedCount = count
+                entries.reserveCapacity(Int(count))
                 sawHeader = true
                 continue
             }
-            entries.append(try ManifestJSONFields.entry(parsed, place: place, file: name, recorded: &recorded))
+            let entry = try ManifestJSONFields.entry(parsed, place: place, file: name, recorded: &recorded)
+            try declared.count(entry, place: place)
+            entries.append(entry)
         }
         guard sawHeader else {
             throw ManifestError(file: name, message: "no header line")
@@ -67,6 +84,6 @@ extension Manifest {
         guard Int64(entries.count) == expectedCount else {
             throw ManifestError(file: name, message: "the header says \(expectedCount) entries but the file holds \(entries.count): it is cut off or was edited")
         }
-        self = try ManifestFileSyntax.manifest(entries, source: source, recorded: recorded, file: name)
+        self = try ManifestFileSyntax.manifest(entries, source: source, recorded: recorded, file: name, limits: limits)
     }
 }

@@ -78,11 +78,13 @@ extension Manifest {
         }
     }
 
-    /// Reads mtree, ours or another tool's (``MtreeParser``). The source is
-    /// the one our header comment names, else a bundle named `name`.
-    init(mtree data: [UInt8], name: String) throws(ManifestError) {
-        var parser = MtreeParser(file: name)
+    /// Reads mtree, ours or another tool's (``MtreeParser``), within
+    /// `limits`. The source is the one our header comment names, else a
+    /// bundle named `name`.
+    init(mtree data: [UInt8], name: String, limits: ManifestReadLimits) throws(ManifestError) {
+        var parser = MtreeParser(file: name, limits: limits)
         let entries = try parser.parse(data)
-        self = try ManifestFileSyntax.manifest(entries, source: parser.source ?? Source(kind: .bundle, name: name), file: name)
+        self = try ManifestFileSyntax.manifest(
+            entries, source: parser.source ?? Source(kind: .bundle, name: name), file: name, limits: limits)
     }
 }

@@ -20,6 +20,11 @@ public struct ManifestBuilder {
     private var entries: [ManifestEntry] = []
     /// For a zip: even-second times mean DOS times, kept to 2 seconds.
     private let evenSecondsMeanDOSTimes: Bool
+    /// The most entries the manifest may have, counting the folders that
+    /// are only implied by paths but not the root
+    /// (``ManifestReadLimits/maxEntries``): each costs its path, so a few
+    /// deep paths must not make millions of them.
+    package var maxEntries = Int.max
 
     public init(source: Manifest.Source, repeatedPaths: RepeatedPaths = .refused) {
         self.source = source
@@ -166,6 +171,8 @@ public struct ManifestBuilder {
         var additions: [(position: Int, entry: ManifestEntry)] = []
         // The directories that hold the current position, root first.
         var ancestors: [[UInt8]] = []
+        // The folders added so far that paths imply, the root not among them.
+        var implied = 0
         if entries.first?.path.isEmpty != true {
             additions.append((0, ManifestEntry(path: [], kind: .directory)))
             ancestors.append([])
@@ -180,6 +187,13 @@ public struct ManifestBuilder {
             }
             if !path.isEmpty {
                 let missing = try missingDirectories(below: ancestors.last, toEntryAt: index, of: entries)
+                implied += missing.count
+                if implied > maxEntries - entries.count {
+                    throw ManifestError(
+                        file: source.name, entry: entries[index].displayPath,
+                        message: "with the folders that its path and those before it imply, the tree has more than the limit of \(maxEntries) entries",
+                        limit: .maxEntries)
+                }
                 for directory in missing {
                     additions.append((index, ManifestEntry(path: directory, kind: .directory)))
                     ancestors.append(directory)

@@ -67,12 +67,13 @@ extension Manifest {
     /// file in errors. Every entry goes through ``ManifestBuilder``, so the
     /// digests are computed afresh; digests the file records must agree.
     /// Throws a ``ManifestError`` naming the file and the line or entry
-    /// for anything malformed.
-    public init(decoding data: Data, name: String) throws {
+    /// for anything malformed, and for more than `limits` allow (naming
+    /// the limit).
+    public init(decoding data: Data, name: String, limits: ManifestReadLimits = .reading) throws {
         switch ManifestFileFormat.detect(Array(data.prefix(64))) {
-        case .json: self = try Manifest(json: data, name: name)
-        case .jsonLines: self = try Manifest(jsonLines: data, name: name)
-        case .mtree: self = try Manifest(mtree: [UInt8](data), name: name)
+        case .json: self = try Manifest(json: data, name: name, limits: limits)
+        case .jsonLines: self = try Manifest(jsonLines: data, name: name, limits: limits)
+        case .mtree: self = try Manifest(mtree: [UInt8](data), name: name, limits: limits)
         case nil:
             throw ManifestError(
                 file: name, message: "not a manifest file: it starts neither with {\"format\": \"fwk-manifest\" nor with #mtree")

@@ -80,14 +80,88 @@ package enum ManifestFileSyntax {
         var directories: [(path: [UInt8], digest: SHA256Digest)] = []
     }
 
+    /// What a manifest file has declared so far, counted against its
+    /// limits as each entry is read, so that a file over them is refused
+    /// at the line (or entry) that passes one, before more is made of it.
+    struct Declared {
+        let limits: ManifestReadLimits
+        let file: String
+        private(set) var entries = 0
+        private(set) var bytes: Int64 = 0
+
+        init(within limits: ManifestReadLimits, file: String) {
+            self.limits = limits
+            self.file = file
+        }
+
+        /// Counts `entry`, read at `place` (`line 4`, `entry 3`): one entry
+        /// more, its path, its link target and its size.
+        mutating func count(_ entry: ManifestEntry, place: String) throws(ManifestError) {
+            try countEntry(at: entry.path, place: place)
+            try countContents(of: entry, place: place)
+        }
+
+        /// One entry more, at `path`: refused past ``ManifestReadLimits/maxEntries``,
+        /// and for a path longer, deeper, or with a longer name, than allowed.
+        mutating func countEntry(at path: [UInt8], place: String) throws(ManifestError) {
+            entries += 1
+            if entries > limits.maxEntries {
+                throw refusal(path, place, "the file holds more than the limit of \(limits.maxEntries) entries", .maxEntries)
+            }
+            // As the manifest keeps it: `./a//b` is `a/b`.
+            if path.count > limits.maxPathLength, (ManifestPath.normalized(path) ?? path).count > limits.maxPathLength {
+                throw refusal(path, place, "the path is longer than the limit of \(limits.maxPathLength) bytes", .maxPathLength)
+            }
+            // The names, without empty ones and `.`, in one pass: this runs for every entry.
+            var depth = 0, longest = 0, start = 0
+            for end in 0...path.count where end == path.count || path[end] == ManifestPath.separator {
+                let length = end - start
+                if length > 1 || length == 1 && path[start] != UInt8(ascii: ".") {
+                    depth += 1
+                    longest = max(longest, length)
+                }
+                start = end + 1
+            }
+            if longest > limits.maxNameLength {
+                throw refusal(path, place, "the path has a name of \(longest) bytes, longer than the limit of \(limits.maxNameLength)", .maxNameLength)
+            }
+            if depth > limits.maxDepth {
+                throw refusal(path, place, "the path is deeper than the limit of \(limits.maxDepth) levels", .maxDepth)
+            }
+        }
+
+        /// The link target and the size `entry` declares: a target longer
+        /// than allowed is refused, and so are sizes that add up to more
+        /// than ``ManifestReadLimits/maxBytes`` (checked arithmetic: no
+        /// sum can pass `Int64.max`).
+        mutating func countContents(of entry: ManifestEntry, place: String) throws(ManifestError) {
+            if let target = entry.linkTarget, target.count > limits.maxLinkLength {
+                throw refusal(entry.path, place, "the link target is longer than the limit of \(limits.maxLinkLength) bytes", .maxLinkLength)
+            }
+            guard let size = entry.size else { return }
+            let (sum, overflow) = bytes.addingReportingOverflow(size)
+            guard !overflow, sum <= limits.maxBytes else {
+                throw refusal(entry.path, place, "the sizes declared so far add up to more than the limit of \(limits.maxBytes) bytes", .maxBytes)
+            }
+            bytes = sum
+        }
+
+        private func refusal(_ path: [UInt8], _ place: String, _ message: String, _ limit: ManifestReadLimits.Limit) -> ManifestError {
+            ManifestError(file: file, entry: display(ManifestPath.normalized(path) ?? path), message: "\(place): " + message, limit: limit)
+        }
+    }
+
     /// The manifest of `entries` with `source`, made by ``ManifestBuilder``
-    /// (digests computed afresh), after checking that no path or link
-    /// target holds a NUL byte and before checking `recorded`. Errors name
-    /// `file`, the manifest file, rather than the source it describes.
+    /// (digests computed afresh) with at most `limits.maxEntries` entries
+    /// counting the folders that paths imply, after checking that no path
+    /// or link target holds a NUL byte and before checking `recorded`.
+    /// Errors name `file`, the manifest file, rather than the source it describes.
     static func manifest(
-        _ entries: [ManifestEntry], source: Manifest.Source, recorded: RecordedDigests = RecordedDigests(), file: String
+        _ entries: [ManifestEntry], source: Manifest.Source, recorded: RecordedDigests = RecordedDigests(), file: String,
+        limits: ManifestReadLimits
     ) throws(ManifestError) -> Manifest {
         var builder = ManifestBuilder(source: source)
+        builder.maxEntries = limits.maxEntries
         do throws(ManifestError) {
             for entry in entries {
                 if entry.path.contains(0) || entry.linkTarget?.contains(0) == true {
@@ -100,7 +174,7 @@ package enum ManifestFileSyntax {
             try check(recorded, against: manifest, file: file)
             return manifest
         } catch {
-            throw ManifestError(file: file, entry: error.entry, message: error.message)
+            throw ManifestError(file: file, entry: error.entry, message: error.message, limit: error.limit)
         }
     }
 

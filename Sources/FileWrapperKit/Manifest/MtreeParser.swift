@@ -12,39 +12,48 @@ struct MtreeParser {
     /// The source our own header comment names, when there is one.
     private(set) var source: Manifest.Source?
     private let file: String
-    private var defaults: [String: [UInt8]] = [:]
+    /// What the file has declared so far, against the limits.
+    private var declared: ManifestFileSyntax.Declared
+    /// The `/set` defaults. Every entry keeps the dictionary as it was at
+    /// its line, shared with the entries around it (a `/set` or `/unset`
+    /// makes a new one), never a copy of its own.
+    private var defaults: Keywords = [:]
     /// Where relative names are, as the directory lines left it.
     private var directory: [UInt8] = []
     private var pending: [PendingEntry] = []
     /// Positions in `pending` of the entries given by full path.
     private var fullPathEntries: [[UInt8]: Int] = [:]
 
-    /// An entry's path and keywords, and the number of its first line.
+    /// The keywords a manifest has a field for; the others are never kept.
+    private enum Keyword: String {
+        case type, mode, time, uid, gid, size, sha256digest, sha256, link
+    }
+
+    private typealias Keywords = [Keyword: [UInt8]]
+
+    /// An entry's path, the defaults at its line and its own keywords
+    /// (which win), and the number of its first line.
     private struct PendingEntry {
         var path: [UInt8]
-        var keywords: [String: [UInt8]]
+        var defaults: Keywords
+        var keywords: Keywords
         var number: Int
+
+        subscript(key: Keyword) -> [UInt8]? {
+            keywords[key] ?? defaults[key]
+        }
     }
 
-    init(file: String) {
+    init(file: String, limits: ManifestReadLimits) {
         self.file = file
+        declared = ManifestFileSyntax.Declared(within: limits, file: file)
     }
 
+    /// The entries of the mtree text `bytes`, refused at the first line
+    /// that passes a limit.
     mutating func parse(_ bytes: [UInt8]) throws(ManifestError) -> [ManifestEntry] {
-        for (number, line) in Self.logicalLines(bytes) {
-            try read(line, number: number)
-        }
-        var entries: [ManifestEntry] = []
-        entries.reserveCapacity(pending.count)
-        for item in pending {
-            entries.append(try entry(item))
-        }
-        return entries
-    }
-
-    /// The lines with continuations joined, each with the number of its first physical line.
-    private static func logicalLines(_ bytes: [UInt8]) -> [(Int, [UInt8])] {
-        var result: [(Int, [UInt8])] = []
+        // Logical lines, continuations (`\` at the end of a line) joined,
+        // each read as it ends, with the number of its first physical line.
         var current: [UInt8] = []
         var number = 1, start = 1
         var index = 0
@@ -62,8 +71,8 @@ struct MtreeParser {
                 continue
             }
             if byte == UInt8(ascii: "\n") {
-                result.append((start, current))
-                current = []
+                try read(current, number: start)
+                current.removeAll(keepingCapacity: true)
                 number += 1
                 start = number
             } else {
@@ -71,8 +80,15 @@ struct MtreeParser {
             }
             index += 1
         }
-        if !current.isEmpty { result.append((start, current)) }
-        return result
+        if !current.isEmpty { try read(current, number: start) }
+        var entries: [ManifestEntry] = []
+        entries.reserveCapacity(pending.count)
+        for item in pending {
+            let entry = try entry(item)
+            try declared.countContents(of: entry, place: "line \(item.number)")
+            entries.append(entry)
+        }
+        return entries
     }
 
     private mutating func read(_ line: [UInt8], number: Int) throws(ManifestError) {
@@ -89,22 +105,22 @@ struct MtreeParser {
             for word in words {
                 if word.elementsEqual("all".utf8) {
                     defaults = [:]
-                } else {
-                    defaults[String(decoding: word.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)] = nil
+                } else if let key = Keyword(rawValue: String(decoding: word.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)) {
+                    defaults[key] = nil
                 }
             }
         } else if first.first == UInt8(ascii: "/") {
             throw ManifestError(file: file, message: "line \(number): \"\(PathDisplay.text(first))\" is neither /set nor /unset")
         } else {
-            var keywords = defaults
+            var keywords: Keywords = [:]
             for word in words {
                 if let (key, value) = Self.keyword(word) { keywords[key] = value }
             }
-            addEntry(MtreeText.unescaped(first), keywords: keywords, number: number)
+            try addEntry(MtreeText.unescaped(first), keywords: keywords, number: number)
         }
     }
 
-    private mutating func addEntry(_ name: [UInt8], keywords: [String: [UInt8]], number: Int) {
+    private mutating func addEntry(_ name: [UInt8], keywords: Keywords, number: Int) throws(ManifestError) {
         let dot = UInt8(ascii: "."), slash = UInt8(ascii: "/")
         if name == [dot, dot] {
             if let slashIndex = directory.lastIndex(of: slash) {
@@ -117,16 +133,23 @@ struct MtreeParser {
         if name == [dot] || name.contains(slash) {
             let key = ManifestPath.normalized(name) ?? name
             if let index = fullPathEntries[key] {
-                pending[index].keywords.merge(keywords) { $1 }
+                // Later lines win, their defaults too, as libarchive merges them.
+                let earlier = pending[index]
+                pending[index].keywords = earlier.defaults.merging(earlier.keywords) { $1 }.merging(defaults) { $1 }.merging(keywords) { $1 }
+                pending[index].defaults = [:]
             } else {
+                try declared.countEntry(at: name, place: "line \(number)")
                 fullPathEntries[key] = pending.count
-                pending.append(PendingEntry(path: name, keywords: keywords, number: number))
+                pending.append(PendingEntry(path: name, defaults: defaults, keywords: keywords, number: number))
             }
             return
         }
+        // Checked before it is kept: the path of a directory is where the next relative names go.
         let path = directory.isEmpty ? name : directory + [slash] + name
-        pending.append(PendingEntry(path: path, keywords: keywords, number: number))
-        if keywords["type"] == Array("dir".utf8) { directory = path }
+        try declared.countEntry(at: path, place: "line \(number)")
+        let entry = PendingEntry(path: path, defaults: defaults, keywords: keywords, number: number)
+        if entry[.type] == Array("dir".utf8) { directory = path }
+        pending.append(entry)
     }
 
     /// Our header comment, `# made by FileWrapperKit from kind=… name=… format=…`.
@@ -135,7 +158,7 @@ struct MtreeParser {
         guard tokens.count > marker.count, zip(tokens, marker).allSatisfy({ $0.elementsEqual($1.utf8) }) else { return }
         var values: [String: [UInt8]] = [:]
         for word in tokens.dropFirst(marker.count) {
-            if let (key, value) = Self.keyword(word) { values[key] = MtreeText.unescaped(value) }
+            if let (key, value) = Self.headerValue(word) { values[key] = MtreeText.unescaped(value) }
         }
         guard let kind = values["kind"].flatMap({ Manifest.Source.Kind(rawValue: String(decoding: $0, as: UTF8.self)) }),
               let name = values["name"] else { return }
@@ -143,8 +166,16 @@ struct MtreeParser {
             kind: kind, name: String(decoding: name, as: UTF8.self), format: values["format"].map { String(decoding: $0, as: UTF8.self) })
     }
 
-    /// `key=value`; `nil` for a word without `=` (`optional`, `nochange`).
-    private static func keyword(_ word: ArraySlice<UInt8>) -> (String, [UInt8])? {
+    /// `key=value` for a key a manifest has a field for; `nil` for any
+    /// other key and for a word without `=` (`optional`, `nochange`).
+    private static func keyword(_ word: ArraySlice<UInt8>) -> (Keyword, [UInt8])? {
+        guard let equals = word.firstIndex(of: UInt8(ascii: "=")),
+              let key = Keyword(rawValue: String(decoding: word[..<equals], as: UTF8.self)) else { return nil }
+        return (key, Array(word[(equals + 1)...]))
+    }
+
+    /// A `key=value` word of our header comment.
+    private static func headerValue(_ word: ArraySlice<UInt8>) -> (String, [UInt8])? {
         guard let equals = word.firstIndex(of: UInt8(ascii: "=")) else { return nil }
         return (String(decoding: word[..<equals], as: UTF8.self), Array(word[(equals + 1)...]))
     }
@@ -155,11 +186,11 @@ struct MtreeParser {
                 file: file, entry: ManifestFileSyntax.display(ManifestPath.normalized(item.path) ?? item.path),
                 message: "line \(item.number): " + message)
         }
-        func text(_ key: String) -> String? {
-            item.keywords[key].map { String(decoding: $0, as: UTF8.self) }
+        func text(_ key: Keyword) -> String? {
+            item[key].map { String(decoding: $0, as: UTF8.self) }
         }
         let kind: ManifestEntry.Kind
-        switch text("type") {
+        switch text(.type) {
         case nil, "file": kind = .file
         case "dir": kind = .directory
         case "link": kind = .symlink
@@ -167,17 +198,17 @@ struct MtreeParser {
         case let other?: throw failure("type=\(PathDisplay.text(other.utf8)) is not file, dir, link, block, char, fifo or socket")
         }
         var entry = ManifestEntry(path: item.path, kind: kind)
-        if let value = text("mode") {
+        if let value = text(.mode) {
             guard let mode = ManifestFileSyntax.permissions(octal: value) else { throw failure("mode= is not permission bits in octal") }
             entry.permissions = mode
         }
-        if let value = text("time") {
+        if let value = text(.time) {
             guard let time = ManifestFileSyntax.time(value, nineDigits: false) else {
                 throw failure("time= is not seconds and nanoseconds (\"1700000000.000000001\")")
             }
             entry.modified = time
         }
-        if let user = text("uid"), let group = text("gid") {
+        if let user = text(.uid), let group = text(.gid) {
             guard let userID = ManifestFileSyntax.unsignedDecimal(user).flatMap(UInt32.init(exactly:)),
                   let groupID = ManifestFileSyntax.unsignedDecimal(group).flatMap(UInt32.init(exactly:)) else {
                 throw failure("uid= or gid= is not a 32-bit user or group ID")
@@ -186,16 +217,16 @@ struct MtreeParser {
         }
         switch kind {
         case .file:
-            if let value = text("size") {
+            if let value = text(.size) {
                 guard let size = ManifestFileSyntax.unsignedDecimal(value) else { throw failure("size= is not a number of bytes") }
                 entry.size = size
             }
-            if let value = text("sha256digest") ?? text("sha256") {
+            if let value = text(.sha256digest) ?? text(.sha256) {
                 guard let digest = SHA256Digest(hex: value) else { throw failure("sha256digest= is not 64 hexadecimal digits") }
                 entry.contentDigest = digest
             }
         case .symlink:
-            entry.linkTarget = item.keywords["link"].map(MtreeText.unescaped)
+            entry.linkTarget = item[.link].map(MtreeText.unescaped)
         case .directory, .hardLink, .other:
             break
         }
