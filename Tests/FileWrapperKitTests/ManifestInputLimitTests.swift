@@ -69,6 +69,20 @@ import Testing
         }
     }
 
+    /// JSON entries are counted on the bytes before the document is
+    /// parsed (which takes 3 KB an entry): a file cut off after entry
+    /// 1,001 is refused for the limit, not for its syntax.
+    @Test func jsonEntriesAreCountedBeforeTheDocumentIsParsed() throws {
+        var text = String(decoding: Shape.json((1...1_000).map { "f\($0)" }), as: UTF8.self)
+        text.removeLast(3)
+        let error = try #require(Self.refusal(Data(text.utf8), name: "c.json", limits: ManifestReadLimits(maxEntries: 1_000)))
+        #expect(error.limit == .maxEntries, "\(error)")
+        #expect(error.message == "\"entries\" holds more than the limit of 1000 entries")
+        // Strings with brackets, commas and escaped quotes are skipped whole.
+        let tricky = (1...1_000).map { "f\($0),[{\\\",\\\"" }
+        _ = try Manifest(decoding: Shape.json(tricky), name: "t.json", limits: ManifestReadLimits(maxEntries: 1_001))
+    }
+
     @Test func aJSONLinesHeaderOverTheLimitIsRefusedAtItsLine() throws {
         let error = try #require(Self.refusal(
             Shape.jsonLines(["a"], declaring: 3_000_000), name: "h.jsonl", limits: ManifestReadLimits(maxEntries: 1_000)))
