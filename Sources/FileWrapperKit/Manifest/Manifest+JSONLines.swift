@@ -70,7 +70,6 @@ extension Manifest {
                         limit: .maxEntries)
                 }
                 expectedCount = count
-                entries.reserveCapacity(Int(count))
                 sawHeader = true
                 continue
             }
