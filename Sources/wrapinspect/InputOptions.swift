@@ -4,15 +4,16 @@ import FileWrapperKit
 import Foundation
 
 /// How the commands that take any input (a bundle, a flat file, an archive
-/// or a manifest file) read archives: which formats, within which limits.
+/// or a manifest file) read archives and manifest files: which formats,
+/// within which limits (a manifest file's are ``ArchiveReadLimits/manifestLimits``).
 struct InputOptions: ParsableArguments {
     @Flag(help: "Also read ISO 9660, RAR, xar, Cabinet, LHA, ar, WARC and mtree archives, and let libarchive detect compression itself. libarchive 3.6.2 can hang or exhaust memory on hostile input in these: use it for trusted archives only.")
     var allFormats = false
 
-    @Option(help: ArgumentHelp("At most this many entries in an archive (default 100000 to unpack or verify, 2000000 to read).", valueName: "n"))
+    @Option(help: ArgumentHelp("At most this many entries in an archive or a manifest file, counting the folders a manifest's paths imply (default 100000 to unpack or verify, 2000000 to read).", valueName: "n"))
     var maxEntries: Int?
 
-    @Option(help: ArgumentHelp("At most this many bytes of contents in an archive (default 4294967296, 4 GiB).", valueName: "bytes"))
+    @Option(help: ArgumentHelp("At most this many bytes of contents in an archive, or declared by a manifest file's sizes; it also bounds how long such a file, or standard input kept whole, may be (default 4294967296, 4 GiB).", valueName: "bytes"))
     var maxBytes: Int64?
 
     @Option(help: ArgumentHelp("At most this many bytes of memory for what an archive declares: a decoder's dictionary or window, a 7z header, a cpio name (default 268435456, 256 MiB).", valueName: "bytes"))
