@@ -56,6 +56,17 @@ import TestSupport
         }
     }
 
+    /// A flat stream is hashed as it comes, as sha256sum hashes it, but no
+    /// further than `--max-bytes` (it was hashed without end).
+    @Test func aFlatStreamStopsAtTheContentsLimit() throws {
+        let bench = try Bench()
+        try Disk.write("not an archive\n", to: bench.directory.appending("F.txt"))
+        let result = try bench.run(["dump", "--max-bytes", "1000000", "-"], fedWith: "F.txt")
+        #expect(result.ended, "still hashing after 60 s")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("standard input: the stream holds more than 1000000 bytes (raise it with --max-bytes)"), "\(result.stderr)")
+    }
+
     @Test(arguments: [
         (["dump", "-"], "T.zip", "16 MiB of zero bytes from offset "),
         (["dump", "-"], "H.zip", "16 MiB of zero bytes from offset "),

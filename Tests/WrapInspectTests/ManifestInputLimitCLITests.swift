@@ -53,10 +53,10 @@ import TestSupport
     }
 
     /// A JSON Lines header, then lines without end from a writer that
-    /// keeps the pipe full: `dump -` refuses once more than any input
-    /// within the (lowered) limits can take has come, exits 2 within
-    /// seconds, and its peak resident memory stays near that bound (27 MiB
-    /// here), where it read on to 4 GB before and trapped.
+    /// keeps the pipe full: `dump -` refuses once more than a manifest
+    /// within the (lowered) limits can take has come (1 KiB an entry and
+    /// 1 MiB), exits 2 within seconds, and its peak resident memory stays
+    /// near that bound, where it read on to 4 GB before and trapped.
     @Test func aManifestOnStandardInputThatNeverEndsIsRefusedInBoundedMemory() throws {
         let directory = try TemporaryDirectory()
         let executable = try #require(WrapInspectProcess.executableURL)
@@ -95,7 +95,7 @@ import TestSupport
         let fields = lines[0].split(separator: " ")
         #expect(fields.first == "2", "\(result.stdout)")
         #expect(lines[1].contains("standard input: the manifest file is longer than "), "\(result.stdout)")
-        #expect(lines[1].hasSuffix("(raise it with --max-bytes)"), "\(result.stdout)")
+        #expect(lines[1].hasSuffix("(raise it with --max-entries)"), "\(result.stdout)")
         let peak = try #require(fields.count == 2 ? Int(fields[1]) : nil) * 1024
         let bound = TestSizes.pick(full: 160 << 20, reduced: 256 << 20)
         #expect(peak < bound, "peak \(peak >> 20) MiB")

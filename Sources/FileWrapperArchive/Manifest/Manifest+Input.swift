@@ -80,7 +80,7 @@ extension Manifest {
         let source = ArchiveReadSource(fd: fd, name: name)
         if let error = source.error { throw error }
         if ManifestFileFormat.detect(source.head) != nil {
-            let capacity = options.limits.streamCapacity
+            let capacity = Self.textCapacity(within: options.limits)
             var data = Data()
             try source.forEachBlockFromStart { block in
                 guard Int64(data.count) + Int64(block.count) <= capacity else { throw Self.tooLong(name, capacity: capacity) }
@@ -106,10 +106,23 @@ extension Manifest {
                 path: [], kind: .file, size: 0, permissions: UInt16(info.st_mode & 0o7777),
                 modified: FileTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec)),
                 owner: FileOwner(userID: info.st_uid, groupID: info.st_gid))
+            // A flat stream is hashed as it comes, as sha256sum hashes it,
+            // but no further than the contents limit.
+            let maxBytes = options.limits.maxBytes
+            let blocks = { (body: (UnsafeRawBufferPointer) throws -> Void) throws in
+                var count: Int64 = 0
+                try source.forEachBlockFromStart { block in
+                    count += Int64(block.count)
+                    guard count <= maxBytes else {
+                        throw ManifestError(file: name, message: "the stream holds more than \(maxBytes) bytes", limit: .maxBytes)
+                    }
+                    try body(block)
+                }
+            }
             if options.hashingContents {
-                (entry.contentDigest, entry.size) = try SHA256Hasher.digest(progress: options.progress, of: source.forEachBlockFromStart)
+                (entry.contentDigest, entry.size) = try SHA256Hasher.digest(progress: options.progress, of: blocks)
             } else {
-                try source.forEachBlockFromStart { entry.size! += Int64($0.count) }
+                try blocks { entry.size! += Int64($0.count) }
             }
             var builder = ManifestBuilder(source: Manifest.Source(kind: .file, name: name))
             try builder.add(entry)
@@ -177,7 +190,7 @@ extension Manifest {
         guard Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 else {
             throw ManifestError(file: url.relativePath, message: "cannot read: \(String(cString: strerror(errno)))")
         }
-        let capacity = limits.streamCapacity
+        let capacity = textCapacity(within: limits)
         guard Int64(info.st_size) <= capacity else { throw tooLong(url.relativePath, capacity: capacity) }
         do {
             return try Data(contentsOf: url)
@@ -186,12 +199,20 @@ extension Manifest {
         }
     }
 
+    /// The most bytes of a manifest file read whole into memory: 1 KiB
+    /// for each entry the limits allow (our snapshots take about 200 bytes
+    /// an entry and its path) and 1 MiB; 2 GiB at the reading defaults,
+    /// where a stream's spool may take 51 GiB (``ArchiveReadLimits/streamCapacity``).
+    private static func textCapacity(within limits: ArchiveReadLimits) -> Int64 {
+        let perEntry = Int64(limits.maxEntries).multipliedReportingOverflow(by: 1024)
+        return perEntry.overflow || perEntry.partialValue > .max - (1 << 20) ? .max : perEntry.partialValue + (1 << 20)
+    }
+
     /// The refusal of a manifest file longer than `capacity`
-    /// (``ArchiveReadLimits/streamCapacity``), the most bytes any input
-    /// within the limits can take, which ``ArchiveReadLimits/maxBytes`` raises.
+    /// (``textCapacity(within:)``), which ``ArchiveReadLimits/maxEntries`` raises.
     private static func tooLong(_ name: String, capacity: Int64) -> ManifestError {
         ManifestError(
-            file: name, message: "the manifest file is longer than \(capacity) bytes, the most an input within the limits can take "
-                + "(contents, entries and path lengths)", limit: .maxBytes)
+            file: name, message: "the manifest file is longer than \(capacity) bytes, 1 KiB for each entry the limits allow "
+                + "and 1 MiB", limit: .maxEntries)
     }
 }
