@@ -19,39 +19,48 @@ enum ProgressLine {
     /// `VERB PATH: N entries, S, R/s` (without entries while there are
     /// none) every 200 ms after the first half second: the entries and
     /// bytes done, and the bytes a second so far. Once the progress has a
-    /// total: `N of M entries, S of T, R/s, 12 s left`.
+    /// total: `N of M entries, S of T, R/s, 12 s left`. Where the terminal
+    /// is narrow, the name gives way first, then the parts ``texts`` drops.
     static func showing<Result>(_ verb: String, _ path: String, _ work: (ManifestProgress?) throws -> Result) throws -> Result {
         guard isatty(STDERR_FILENO) == 1 else { return try work(nil) }
         let progress = ManifestProgress()
         let name = Format.name(path.utf8)
         return try drawing({ seconds, columns in
-            // The name gives way first, in its middle, so that the counts stay in sight.
-            let head = "\(verb) ", tail = ": " + text(progress, seconds: seconds)
-            let room = columns - TerminalWidth.columns(of: head) - TerminalWidth.columns(of: tail)
-            return head + TerminalWidth.shortenedInTheMiddle(name, to: max(room, 8)) + tail
+            // The name gives way first, in its middle; then the counts, least telling first.
+            let head = "\(verb) ", shortestName = 8
+            let forms = texts(progress, seconds: seconds)
+            let room = columns - TerminalWidth.columns(of: head) - 2
+            let counts = forms.first { room - TerminalWidth.columns(of: $0) >= shortestName } ?? forms[forms.count - 1]
+            let nameRoom = max(room - TerminalWidth.columns(of: counts), shortestName)
+            return head + TerminalWidth.shortenedInTheMiddle(name, to: nameRoom) + ": " + counts
         }) { (_: Drawing) in
             try work(progress)
         }
     }
 
-    /// What `progress` has come to after `seconds`.
-    static func text(_ progress: ManifestProgress, seconds: Double) -> String {
+    /// What `progress` has come to after `seconds`, in forms from the
+    /// fullest to the plainest: the time left goes first, then the entry
+    /// counts, then the rate; the bytes done stay.
+    static func texts(_ progress: ManifestProgress, seconds: Double) -> [String] {
         let (entries, bytes) = (Int64(progress.entries), progress.bytes)
-        let rate = seconds > 0 ? Int64(Double(bytes) / seconds) : 0
+        let rate = "\(Format.size(seconds > 0 ? Int64(Double(bytes) / seconds) : 0))/s"
         guard let total = progress.total else {
             // Entries once there are any: a copy of standard input has none.
             let counted = entries > 0 ? Format.count(entries, "entry", "entries") + ", " : ""
-            return "\(counted)\(Format.size(bytes)), \(Format.size(rate))/s"
+            let size = Format.size(bytes)
+            return ["\(counted)\(size), \(rate)", "\(size), \(rate)", size]
         }
         // A total counted ahead may fall short of what the work meets (a file that grew).
         let (entryTotal, byteTotal) = (max(Int64(total.entries), entries), max(total.bytes, bytes))
-        var text = "\(entries) of \(Format.count(entryTotal, "entry", "entries")), \(Format.size(bytes)) of \(Format.size(byteTotal)), \(Format.size(rate))/s"
+        let counted = "\(entries) of \(Format.count(entryTotal, "entry", "entries"))"
+        let sizes = "\(Format.size(bytes)) of \(Format.size(byteTotal))"
+        var forms = ["\(counted), \(sizes), \(rate)", "\(sizes), \(rate)", sizes]
         // Time left at the rate so far: by bytes, or by entries where there are no bytes to go by.
         let left: Double? = byteTotal > 0
             ? (bytes > 0 ? Double(byteTotal - bytes) * seconds / Double(bytes) : nil)
             : (entries > 0 ? Double(entryTotal - entries) * seconds / Double(entries) : nil)
-        if let left { text += ", \(duration(left)) left" }
-        return text
+        if let left { forms.insert(forms[0] + ", \(duration(left)) left", at: 0) }
+        return forms
     }
 
     /// `12 s`, `3 min 4 s`, `2 h 5 min`.
