@@ -2,9 +2,8 @@ import FileWrapperKit
 
 /// One entry's header, as the writers take it.
 struct ArchiveEntryHeader {
-    enum Kind { case regularFile, directory, symbolicLink }
     var path: String
-    var kind: Kind
+    var kind: FileKind
     var permissions: UInt16
     /// The size of a regular file's contents, which follow in
     /// ``ArchiveEntryWriter/writeData(_:entry:)`` calls; 0 for the others.

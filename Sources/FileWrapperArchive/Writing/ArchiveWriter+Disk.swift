@@ -53,7 +53,7 @@ extension ArchiveWriter {
         try DiskTreeStream.walk(root: source.path, firstName: options.firstStoredEntry, excluding: excluded) { stream in
             while let entry = try stream.next() {
                 let header = ArchiveEntryHeader(
-                    path: entry.path, kind: entry.kind.archiveKind,
+                    path: entry.path, kind: entry.kind,
                     permissions: entry.kind == .symbolicLink ? 0o777 : entry.permissions, size: entry.size,
                     modified: clock.time(for: entry.modified),
                     owner: options.reproducible ? nil : entry.owner, linkTarget: entry.linkTarget,
@@ -83,15 +83,5 @@ extension ArchiveWriter {
             path: ".", kind: .directory, permissions: UInt16(info.st_mode & 0o7777), size: 0,
             modified: clock.time(for: FileTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec))),
             owner: options.reproducible ? nil : FileOwner(userID: info.st_uid, groupID: info.st_gid), linkTarget: nil), stored: false)
-    }
-}
-
-extension DiskTreeEntry.Kind {
-    var archiveKind: ArchiveEntryHeader.Kind {
-        switch self {
-        case .regularFile: .regularFile
-        case .directory: .directory
-        case .symbolicLink: .symbolicLink
-        }
     }
 }

@@ -3,11 +3,9 @@ import Glibc
 
 /// One entry of a tree on disk, as ``DiskTreeStream`` gives it.
 package struct DiskTreeEntry {
-    package enum Kind { case regularFile, directory, symbolicLink }
-
     /// The path below the root, names joined with `/`.
     package var path: String
-    package var kind: Kind
+    package var kind: FileKind
     package var permissions: UInt16
     package var modified: FileTimestamp
     package var owner: FileOwner
@@ -271,7 +269,7 @@ package final class DiskTreeStream: @unchecked Sendable {
 
     private func walkTree() throws {
         let info = try Syscall.status(of: root, in: AT_FDCWD, path: { self.root })
-        guard InodeKind(mode: info.st_mode) == .directory else {
+        guard FileKind(mode: info.st_mode) == .directory else {
             let (parent, name) = TreeReader.split(root)
             let parentFd = try Syscall.open(parent, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parent })
             defer { Syscall.close(parentFd) }
@@ -336,12 +334,12 @@ package final class DiskTreeStream: @unchecked Sendable {
         } else {
             info = try Syscall.status(of: child.name, in: directory, path: display)
         }
-        if !excluded.isEmpty, InodeKind(mode: info.st_mode) == .regularFile, excluded.contains(Identity(info)) { return nil }
+        if !excluded.isEmpty, FileKind(mode: info.st_mode) == .regularFile, excluded.contains(Identity(info)) { return nil }
         var entry = DiskTreeEntry(
             path: path, kind: .regularFile, permissions: UInt16(info.st_mode & 0o7777),
             modified: FileTimestamp(info.st_mtim), owner: FileOwner(userID: info.st_uid, groupID: info.st_gid),
             size: 0, linkTarget: nil, contents: nil)
-        switch InodeKind(mode: info.st_mode) {
+        switch FileKind(mode: info.st_mode) {
         case .directory:
             entry.kind = .directory
         case .symbolicLink:
@@ -357,7 +355,7 @@ package final class DiskTreeStream: @unchecked Sendable {
                 fd = try openFile(child.name, in: directory, foundAs: info, display: display)
             }
             entry.contents = try contents(of: fd, foundAs: FileIdentity(info), display: display)
-        case .other:
+        case nil:
             throw FileWrapperError(
                 .unsupportedFileType, path: display(),
                 detail: "a device node, FIFO or socket cannot be held in a file wrapper")

@@ -33,17 +33,3 @@ package struct FileIdentity: Hashable, Sendable {
         device == UInt64(info.st_dev) && inode == UInt64(info.st_ino)
     }
 }
-
-/// The kind of an inode, from its mode.
-enum InodeKind {
-    case regularFile, directory, symbolicLink, other
-
-    init(mode: mode_t) {
-        switch mode & S_IFMT {
-        case S_IFREG: self = .regularFile
-        case S_IFDIR: self = .directory
-        case S_IFLNK: self = .symbolicLink
-        default: self = .other
-        }
-    }
-}

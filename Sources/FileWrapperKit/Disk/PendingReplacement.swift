@@ -47,7 +47,7 @@ package struct PendingReplacement {
     package func createFile() throws(FileWrapperError) -> CInt {
         let path = { self.path }
         let existing = Syscall.statusIfPresent(of: name, in: parent)
-        let replacesFile = existing.map { InodeKind(mode: $0.st_mode) == .regularFile } ?? false
+        let replacesFile = existing.map { FileKind(mode: $0.st_mode) == .regularFile } ?? false
         let fd = try Syscall.open(temporary, in: parent, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: replacesFile ? 0o600 : 0o666, path: path)
         guard replacesFile else { return fd }
         do throws(FileWrapperError) {
@@ -65,7 +65,7 @@ package struct PendingReplacement {
     /// two), so that a private directory stays private; `mode` when no
     /// directory is there.
     package func directoryMode(_ mode: mode_t) -> mode_t {
-        guard let existing = Syscall.statusIfPresent(of: name, in: parent), InodeKind(mode: existing.st_mode) == .directory else { return mode }
+        guard let existing = Syscall.statusIfPresent(of: name, in: parent), FileKind(mode: existing.st_mode) == .directory else { return mode }
         return mode & existing.st_mode & 0o777
     }
 

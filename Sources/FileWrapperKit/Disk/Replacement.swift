@@ -103,7 +103,7 @@ package enum Replacement {
     ) throws(FileWrapperError) -> String? {
         let existing = try Syscall.status(of: name, in: parent, path: path)
         let replacement = try Syscall.status(of: temporary, in: parent, path: path)
-        if InodeKind(mode: existing.st_mode) != .directory, InodeKind(mode: replacement.st_mode) != .directory {
+        if FileKind(mode: existing.st_mode) != .directory, FileKind(mode: replacement.st_mode) != .directory {
             try Syscall.retrying(.renameat, path) { Glibc.renameat(parent, temporary, parent, name) }
             return nil
         }

@@ -14,7 +14,7 @@ struct TreeReader {
     func read(_ path: String, into wrapper: FileWrapper) throws(FileWrapperError) {
         let info = try Syscall.status(of: path, in: AT_FDCWD, path: { path })
         let (parentPath, name) = Self.split(path)
-        switch InodeKind(mode: info.st_mode) {
+        switch FileKind(mode: info.st_mode) {
         case .regularFile:
             let xattrs = try ExtendedAttributes.read(.path(path), displayPath: { path })
             let file = DiskFile(directory: DiskLocation(root: parentPath), name: name, identity: FileIdentity(info))
@@ -35,7 +35,7 @@ struct TreeReader {
             wrapper.become(.directory)
             wrapper.attributes = FileWrapper.Attributes(try Syscall.status(of: cursor.current, path: { path }), extendedAttributes: xattrs)
             try readTree(into: wrapper, walk: &walk, location: DiskLocation(root: path))
-        case .other:
+        case nil:
             throw FileWrapperError(.unsupportedFileType, path: path, detail: "not a regular file, directory or symbolic link")
         }
     }
@@ -78,7 +78,7 @@ struct TreeReader {
         for bytes in names {
             let name = try keys.key(bytes)
             let info = try Syscall.status(of: name, in: fd, path: { cursor.path(name) })
-            let kind = InodeKind(mode: info.st_mode)
+            let kind = FileKind(mode: info.st_mode)
             let child = Self.reusable(previous[name], for: kind) ?? FileWrapper(kind: .regularFile)
             switch kind {
             case .regularFile:
@@ -94,7 +94,7 @@ struct TreeReader {
                 child.become(.directory)
                 child.attributes = FileWrapper.Attributes(info, extendedAttributes: xattrs)
                 subdirectories.append(Subdirectory(name: bytes, key: name, wrapper: child))
-            case .other:
+            case nil:
                 throw FileWrapperError(
                     .unsupportedFileType, path: cursor.path(name),
                     detail: "a device node, FIFO or socket cannot be held in a file wrapper")
@@ -135,7 +135,7 @@ struct TreeReader {
     }
 
     /// `wrapper` if it can be reused for an entry of `kind`.
-    private static func reusable(_ wrapper: FileWrapper?, for kind: InodeKind) -> FileWrapper? {
+    private static func reusable(_ wrapper: FileWrapper?, for kind: FileKind?) -> FileWrapper? {
         guard let wrapper else { return nil }
         switch (wrapper.kind, kind) {
         case (.regularFile, .regularFile), (.directory, .directory), (.symbolicLink, .symbolicLink): return wrapper

@@ -8,7 +8,7 @@ package enum TreeRemover {
     package static func remove(_ name: [UInt8], in parent: CInt, parentPath: String) throws(FileWrapperError) {
         let path = PathDisplay.join(parentPath, [PathDisplay.text(name)])
         let info = try Syscall.status(ofBytes: name, in: parent, path: { path })
-        guard InodeKind(mode: info.st_mode) == .directory else {
+        guard FileKind(mode: info.st_mode) == .directory else {
             try Syscall.remove(bytes: name, in: parent, isDirectory: false, path: { path })
             return
         }
@@ -24,7 +24,7 @@ package enum TreeRemover {
                 continue
             }
             let entryInfo = try Syscall.status(ofBytes: entry, in: cursor.current, path: { cursor.path(bytes: entry) })
-            if InodeKind(mode: entryInfo.st_mode) == .directory {
+            if FileKind(mode: entryInfo.st_mode) == .directory {
                 let fd = try openWritable(entry, in: cursor.current, path: cursor.path(bytes: entry))
                 try cursor.enter(fd, name: entry)
                 pending.append(try Syscall.names(inDirectory: fd, path: { cursor.path() }))

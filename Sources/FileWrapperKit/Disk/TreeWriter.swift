@@ -166,7 +166,7 @@ struct TreeWriter {
     ) throws(FileWrapperError) -> FileIdentity? {
         guard !file.contents.disk.isEmpty,
               let info = try? Syscall.status(of: original.name, in: original.directory, path: path),
-              InodeKind(mode: info.st_mode) == .regularFile
+              FileKind(mode: info.st_mode) == .regularFile
         else { return nil }
         let identity = FileIdentity(info)
         guard file.contents.disk.contains(where: { $0.identity == identity }) else { return nil }

@@ -20,11 +20,7 @@ import Foundation
 /// safe to share between threads at all.
 open class FileWrapper {
     /// What a wrapper represents.
-    enum Kind {
-        case regularFile, directory, symbolicLink
-    }
-
-    private(set) var kind: Kind
+    private(set) var kind: FileKind
     /// A directory's children by key.
     var children: [String: FileWrapper] = [:]
     /// A regular file's contents; used only under the wrapper's lock
@@ -122,7 +118,7 @@ open class FileWrapper {
     }
 
     /// A wrapper that a reader fills in.
-    init(kind: Kind) {
+    init(kind: FileKind) {
         self.kind = kind
         attributes = Attributes()
     }
@@ -152,7 +148,7 @@ open class FileWrapper {
     open var isSymbolicLink: Bool { kind == .symbolicLink }
 
     /// Turns this wrapper into another kind, dropping what the old kind held.
-    func become(_ newKind: Kind) {
+    func become(_ newKind: FileKind) {
         guard newKind != kind else { return }
         if kind == .directory {
             for child in children.values { child.removeParent(self) }

@@ -360,7 +360,7 @@ private struct DiskWalkWorker: ~Copyable {
         }
         var queued = false
         defer { if !queued { Syscall.close(fd) } }
-        guard InodeKind(mode: info.st_mode) == .regularFile else {
+        guard FileKind(mode: info.st_mode) == .regularFile else {
             return try readListed(Array(name), in: directory, directoryPath: directoryPath, cursor: cursor, mayOpen: false, subdirectories: &subdirectories)
         }
         var entry = DiskManifestReader.entry(path: Self.join(directoryPath, name), info: info)

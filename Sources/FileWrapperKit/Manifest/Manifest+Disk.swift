@@ -40,7 +40,7 @@ struct DiskManifestReader: Sendable {
         let info = try Syscall.status(of: root, in: AT_FDCWD, path: { root })
         let entries: [ManifestEntry]
         var unreadable: [UnreadableEntry] = []
-        switch InodeKind(mode: info.st_mode) {
+        switch FileKind(mode: info.st_mode) {
         case .directory:
             let fd = try Syscall.open(root, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: { root })
             (entries, unreadable) = try DiskTreeWalk(reader: self).entries(below: fd)
@@ -55,7 +55,7 @@ struct DiskManifestReader: Sendable {
                 entry.contentDigest = try hashRoot(as: FileIdentity(info))
             }
             entries = [entry]
-        case .other:
+        case nil:
             entries = [Self.entry(path: [], info: info)]
         }
         var builder = ManifestBuilder(source: Manifest.Source(kind: info.st_mode & S_IFMT == S_IFDIR ? .bundle : .file, name: name))
@@ -81,11 +81,11 @@ struct DiskManifestReader: Sendable {
 
     /// An entry from what `lstat` or `fstat` says.
     static func entry(path: [UInt8], info: stat) -> ManifestEntry {
-        let kind: ManifestEntry.Kind = switch InodeKind(mode: info.st_mode) {
+        let kind: ManifestEntry.Kind = switch FileKind(mode: info.st_mode) {
         case .regularFile: .file
         case .directory: .directory
         case .symbolicLink: .symlink
-        case .other: .other
+        case nil: .other
         }
         return ManifestEntry(
             path: path, kind: kind, size: kind == .file ? Int64(info.st_size) : nil,

@@ -23,7 +23,7 @@ extension Manifest {
         let (parentPath, name) = TreeReader.split(path)
         let parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
         defer { Syscall.close(parent) }
-        if let existing = Syscall.statusIfPresent(of: name, in: parent), InodeKind(mode: existing.st_mode) != .regularFile {
+        if let existing = Syscall.statusIfPresent(of: name, in: parent), FileKind(mode: existing.st_mode) != .regularFile {
             let fd = try Syscall.open(name, in: parent, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY, mode: 0o666, path: { path })
             defer { Syscall.close(fd) }
             try write(as: format, to: fd, path: path)

@@ -13,10 +13,9 @@ import Glibc
 final class ZipArchiveFile: Sendable {
     /// A member as the central directory lists it, for a save to keep its place.
     struct Entry: Sendable {
-        enum Kind: Sendable { case regularFile, directory, symbolicLink }
         /// The path's names joined by `/` (``PathKey``), as the tree holds them.
         var path: [UInt8]
-        var kind: Kind
+        var kind: FileKind
     }
 
     let path: String

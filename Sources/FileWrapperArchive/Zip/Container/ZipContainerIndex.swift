@@ -24,7 +24,7 @@ struct ZipContainerIndex {
         var path: String
         var names: [EntryName]
         var shown: [UInt8]
-        var kind: ZipArchiveFile.Entry.Kind
+        var kind: FileKind
         var attributes: FileWrapper.Attributes
         var localHeaderOffset: Int64
         var compressedSize: Int64
@@ -168,7 +168,7 @@ struct ZipContainerIndex {
         }
         let recorded = ZipRecordedMetadata(central: record, centralFields: fields, localFields: ZipExtraFields([]))
         let mode = record.versionMadeBy >> 8 == ZipCentralRecord.unixHost ? mode_t(record.externalAttributes >> 16) & S_IFMT : 0
-        let kind: ZipArchiveFile.Entry.Kind
+        let kind: FileKind
         if name.stored.last == UInt8(ascii: "/") || mode == S_IFDIR {
             guard size == 0 else {
                 throw ArchiveError(.corrupt, archive: archive, entry: path,

@@ -158,7 +158,7 @@ struct ZipContainerWriter {
         return order
     }
 
-    private static func kind(of wrapper: FileWrapper) -> ZipArchiveFile.Entry.Kind {
+    private static func kind(of wrapper: FileWrapper) -> FileKind {
         wrapper.isDirectory ? .directory : wrapper.isSymbolicLink ? .symbolicLink : .regularFile
     }
 
