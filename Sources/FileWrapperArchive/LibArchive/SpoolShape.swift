@@ -192,9 +192,9 @@ struct SpoolShape {
             state = .untracked
             return
         }
-        // Bit 3: sizes in a data descriptor; bit 13: the local header's fields masked.
-        if header.flags & (1 << 3 | 1 << 13) != 0 {
-            state = header.method == 8 && header.flags & 1 == 0 ? .deflateStart(zeros: 0) : .untracked
+        // Sizes in a data descriptor, or the local header's fields masked.
+        if !header.flags.isDisjoint(with: [.dataDescriptor, .maskedLocalHeader]) {
+            state = header.method == ZipCompressionMethod.deflated.rawValue && !header.flags.contains(.encrypted) ? .deflateStart(zeros: 0) : .untracked
             return
         }
         let sizes = ZipExtraFields(header.extra).resolvingZip64([UInt64(header.size), UInt64(header.compressedSize)])

@@ -30,7 +30,7 @@ struct ZipContainerIndex {
         var compressedSize: Int64
         var size: Int
         var crc: UInt32
-        var method: ZipMemberSource.Method
+        var method: ZipCompressionMethod
         /// Where the member may end at the most (``ZipMemberExtents``).
         var bound = ZipMemberExtents.Bound(offset: .max)
     }
@@ -155,7 +155,7 @@ struct ZipContainerIndex {
         guard let path = String(validating: name.stored, as: UTF8.self) else {
             throw ArchiveError(.unsafePath, archive: archive, entry: PathDisplay.text(name.stored), message: "the name cannot be decoded as UTF-8")
         }
-        guard !record.isEncrypted, record.flags & 0x40 == 0 else {
+        guard !record.flags.isEncrypted else {
             throw ArchiveError(.encrypted, archive: archive, entry: path, message: "the entry is encrypted")
         }
         let names = try EntryPath(path, archive: archive, limits: limits).components
@@ -185,7 +185,7 @@ struct ZipContainerIndex {
         } else {
             throw ArchiveError(.unsupportedEntry, archive: archive, entry: path, message: "device nodes, FIFOs and sockets are not supported")
         }
-        guard let method = ZipMemberSource.Method(rawValue: record.method) else {
+        guard let method = ZipCompressionMethod(rawValue: record.method) else {
             throw ArchiveError(.unsupportedFormat, archive: archive, entry: path, message:
                 "the member is compressed with method \(record.method); a zip is read lazily only when its members are stored, "
                     + "deflated, or compressed with bzip2 (12), LZMA (14), zstd (93), xz (95) or PPMd (98)")

@@ -10,16 +10,6 @@ import Glibc
 /// (``ZipContainerWriter``) while its wrapper still has the attributes it
 /// was read with.
 final class ZipMemberSource: RegularFileSource {
-    /// The compression methods a member is read lazily with: stored and
-    /// deflated here (zlib); the others, the ones libarchive 3.6.2's zip
-    /// reader decodes, by libarchive over the member alone
-    /// (``decodeWithLibArchive(_:dataStart:header:blockSize:deliver:)``).
-    /// A member of any other method (Deflate64, implode, shrink, WinZip
-    /// AES...) makes the zip refused, as libarchive refuses it too.
-    enum Method: UInt16, Sendable {
-        case stored = 0, deflated = 8, bzip2 = 12, lzma = 14, zstd = 93, xz = 95, ppmd = 98
-    }
-
     let archive: ZipArchiveFile
     /// The member's path as the tree names it, for errors.
     let entry: String
@@ -33,7 +23,10 @@ final class ZipMemberSource: RegularFileSource {
     let compressedSize: Int64
     let size: Int
     let crc: UInt32
-    let method: Method
+    /// Stored and deflated are expanded here (zlib); the others by
+    /// libarchive over the member alone
+    /// (``decodeWithLibArchive(_:dataStart:header:blockSize:deliver:)``).
+    let method: ZipCompressionMethod
     /// Where the member may end at the most: where the next member or the
     /// central directory begins (``ZipMemberExtents``).
     let bound: ZipMemberExtents.Bound
@@ -42,7 +35,7 @@ final class ZipMemberSource: RegularFileSource {
     let attributes: FileWrapper.Attributes
 
     init(archive: ZipArchiveFile, entry: String, centralRecord: [UInt8], shownName: [UInt8], localHeaderOffset: Int64,
-         compressedSize: Int64, size: Int, crc: UInt32, method: Method, bound: ZipMemberExtents.Bound, attributes: FileWrapper.Attributes) {
+         compressedSize: Int64, size: Int, crc: UInt32, method: ZipCompressionMethod, bound: ZipMemberExtents.Bound, attributes: FileWrapper.Attributes) {
         self.archive = archive
         self.entry = entry
         self.centralRecord = centralRecord
@@ -81,7 +74,7 @@ final class ZipMemberSource: RegularFileSource {
             throw archive.damage(member: entry, "the local header names this member \(name), the central directory \"\(PathDisplay.text(shownName))\"; "
                 + "a zip whose local headers and central directory disagree is refused")
         }
-        guard header.method == method.rawValue, header.flags & 0x41 == 0 else {
+        guard header.method == method.rawValue, !header.flags.isEncrypted else {
             throw archive.damage(member: entry, "the local header gives another method or encryption than the central directory")
         }
         let start = localHeaderOffset + Int64(length)

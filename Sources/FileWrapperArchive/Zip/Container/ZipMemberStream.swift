@@ -40,7 +40,7 @@ final class ZipMemberStream: CompressionDecoder {
             extra.u64(UInt64(member.size), UInt64(member.compressedSize))
         }
         return ZipLocalHeader(
-            versionNeeded: local.versionNeeded, flags: local.flags & 0x0006 | 0x0800, method: member.method.rawValue,
+            versionNeeded: local.versionNeeded, flags: local.flags.intersection(.compressionOption).union(.utf8Name), method: member.method.rawValue,
             dosDateTime: local.dosDateTime, crc: member.crc,
             compressedSize: zip64 ? .max : UInt32(member.compressedSize), size: zip64 ? .max : UInt32(member.size),
             name: Array(member.entry.utf8)[...], extra: extra.bytes[...]

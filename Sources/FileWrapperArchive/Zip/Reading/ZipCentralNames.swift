@@ -124,7 +124,7 @@ struct ZipCentralNames {
             }
             let localFields = ZipExtraFields(local.extra)
             if local.method != record.method
-                || local.flags & 0x08 == 0 && (local.crc != record.crc
+                || !local.hasDataDescriptor && (local.crc != record.crc
                     || localFields.resolvingZip64([UInt64(local.size), UInt64(local.compressedSize)]) != [size, compressedSize]) {
                 agree = false
             }
@@ -199,7 +199,7 @@ struct ZipCentralNames {
         /// holds and is UTF-8, else the name's bytes.
         var stored: [UInt8]
 
-        init(bytes: ArraySlice<UInt8>, flags: UInt16, fields: ZipExtraFields) {
+        init(bytes: ArraySlice<UInt8>, flags: ZipFlags, fields: ZipExtraFields) {
             self.bytes = bytes
             let paths = fields.all(ZipExtraFields.unicodePath)
             unicodePaths = paths.count
@@ -213,7 +213,7 @@ struct ZipCentralNames {
                 shown = Array(unicodePath)
                 // libarchive falls back to the name when the field's is not UTF-8.
                 stored = String(validating: shown, as: UTF8.self) == nil ? Array(bytes) : shown
-            } else if flags & 0x800 != 0 || bytes.allSatisfy({ $0 < 0x80 }) {
+            } else if flags.contains(.utf8Name) || bytes.allSatisfy({ $0 < 0x80 }) {
                 shown = Array(bytes)
                 stored = shown
             } else {

@@ -5,16 +5,13 @@ import CZlib
 /// expands, and the CRC-32 of what it expands to, as the central directory
 /// gives them.
 struct ZipMember: Sendable, Equatable {
-    enum Method: UInt16, Sendable {
-        case stored = 0, deflated = 8
-    }
-
     /// Where the data begins, counted from the archive's start.
     var offset: Int64
     var compressedSize: Int
     var size: Int
     var crc: UInt32
-    var method: Method
+    /// Stored or deflated, the methods expanded here.
+    var method: ZipCompressionMethod
 }
 
 /// The small members of a zip archive, from its central directory: stored
@@ -34,7 +31,7 @@ struct ZipDirectory {
         var compressedSize: Int
         var size: Int
         var crc: UInt32
-        var method: ZipMember.Method
+        var method: ZipCompressionMethod
     }
 
     private let source: ArchiveReadSource
@@ -102,7 +99,7 @@ struct ZipDirectory {
             // What a hostile directory declares may not fit: the sum stops at the largest.
             let (sum, overflow) = expandedBytes.addingReportingOverflow(Int64(clamping: size))
             expandedBytes = overflow ? .max : sum
-            guard let method = ZipMember.Method(rawValue: record.method), record.flags & 0x41 == 0,  // not encrypted
+            guard let method = ZipCompressionMethod(rawValue: record.method), method == .stored || method == .deflated, !record.flags.isEncrypted,
                   size <= UInt64(maxSize), compressedSize <= UInt64(maxSize), localHeader < UInt64(total),
                   method == .deflated || compressedSize == size
             else { continue }
@@ -146,7 +143,8 @@ final class ZipMemberExpander {
         switch member.method {
         case .stored:
             contents = stored
-        case .deflated:
+        default:
+            precondition(member.method == .deflated, "ZipDirectory keeps stored and deflated members only")
             precondition(member.size <= output.count)
             let target = UnsafeMutableRawBufferPointer(rebasing: output[..<member.size])
             switch inflater.expand(stored, into: target) {

@@ -126,30 +126,30 @@ final class ZipMethodCheck: DeclaredSizeCheck {
     private static func verdict(_ bytes: [UInt8], start: Int64, shownStart: Int64, budget: MemoryBudget) -> Verdict {
         guard bytes.count >= ZipLocalHeader.fixedLength else { return .needs(ZipLocalHeader.fixedLength) }
         guard let prefix = ZipLocalHeader.prefix(decoding: LittleEndianBytes(bytes: bytes)),
-              !prefix.isEncrypted, [14, 93, 95, 98].contains(prefix.method)
+              !prefix.isEncrypted, let method = ZipCompressionMethod(rawValue: prefix.method), [.lzma, .zstd, .xz, .ppmd].contains(method)
         else { return .fine }
-        let (method, dataStart) = (Int(prefix.method), prefix.length)
+        let dataStart = prefix.length
         guard bytes.count >= dataStart, let header = ZipLocalHeader(decoding: LittleEndianBytes(bytes: bytes)) else { return .needs(dataStart) }
         let member = PathDisplay.text(header.name.prefix(200))
         func refusal(_ what: String, _ needed: UInt64) -> Verdict {
             .refused(budget.refusal("the zip member \"\(member)\" at byte \(shownStart) is compressed with \(what), which needs \(needed) bytes of memory to decode"))
         }
         switch method {
-        case 14:
+        case .lzma:
             // Two bytes of version, the properties' size (5) and the properties, as libarchive reads them.
             guard bytes.count >= dataStart + 9 else { return .needs(dataStart + 9) }
             guard bytes[dataStart + 2] == 5, bytes[dataStart + 3] == 0,
                   let needed = LZMAMemory.lzma(properties: bytes[(dataStart + 4)..<(dataStart + 9)]), !budget.allows(needed)
             else { return .fine }
             return refusal("LZMA", needed)
-        case 98:
+        case .ppmd:
             // Order, model size in MiB less one, and restoration method, as libarchive reads them.
             guard bytes.count >= dataStart + 2 else { return .needs(dataStart + 2) }
             let parameters = u16(bytes, dataStart)
             let needed = UInt64(((parameters >> 4) & 0xFF) + 1) << 20
             guard (parameters & 0x0F) >= 1, parameters >> 12 <= 2, !budget.allows(needed) else { return .fine }
             return refusal("PPMd", needed)
-        case 93:
+        case .zstd:
             switch ZstdFrameHeader.read(bytes[dataStart...]) {
             case .needs(let count): return .needs(dataStart + count)
             case .window(let window) where !budget.allows(window): return refusal("zstd", window)

@@ -10,7 +10,7 @@ struct ZipCentralRecord {
     /// The host in the high byte (3: Unix), the version in the low one.
     var versionMadeBy: UInt16
     var versionNeeded: UInt16
-    var flags: UInt16
+    var flags: ZipFlags
     var method: UInt16
     var dosDateTime: UInt32
     var crc: UInt32
@@ -25,7 +25,7 @@ struct ZipCentralRecord {
     var extra: ArraySlice<UInt8>
     var comment: ArraySlice<UInt8> = []
 
-    init(versionMadeBy: UInt16, versionNeeded: UInt16, flags: UInt16, method: UInt16, dosDateTime: UInt32, crc: UInt32,
+    init(versionMadeBy: UInt16, versionNeeded: UInt16, flags: ZipFlags, method: UInt16, dosDateTime: UInt32, crc: UInt32,
          compressedSize: UInt32, size: UInt32, externalAttributes: UInt32, localHeaderOffset: UInt32,
          name: ArraySlice<UInt8>, extra: ArraySlice<UInt8>) {
         self.versionMadeBy = versionMadeBy
@@ -48,7 +48,7 @@ struct ZipCentralRecord {
         guard let length = Self.length(decoding: bytes), length <= bytes.count else { return nil }
         let (nameLength, extraLength, commentLength) = (bytes.u16(28), bytes.u16(30), bytes.u16(32))
         self.init(
-            versionMadeBy: UInt16(bytes.u16(4)), versionNeeded: UInt16(bytes.u16(6)), flags: UInt16(bytes.u16(8)),
+            versionMadeBy: UInt16(bytes.u16(4)), versionNeeded: UInt16(bytes.u16(6)), flags: ZipFlags(rawValue: UInt16(bytes.u16(8))),
             method: UInt16(bytes.u16(10)), dosDateTime: bytes.u32(12), crc: bytes.u32(16), compressedSize: bytes.u32(20),
             size: bytes.u32(24), externalAttributes: bytes.u32(38), localHeaderOffset: bytes.u32(42),
             name: bytes.bytes(Self.fixedLength, count: nameLength),
@@ -66,9 +66,9 @@ struct ZipCentralRecord {
         return fixedLength + bytes.u16(28) + bytes.u16(30) + bytes.u16(32)
     }
 
-    var isEncrypted: Bool { flags & 1 != 0 }
-    /// Whether a data descriptor follows the data (flag bit 3).
-    var hasDataDescriptor: Bool { flags & 0x08 != 0 }
+    var isEncrypted: Bool { flags.contains(.encrypted) }
+    /// Whether a data descriptor follows the data.
+    var hasDataDescriptor: Bool { flags.contains(.dataDescriptor) }
 
     /// The expanded size, the compressed size and the local header's
     /// offset, those at 0xFFFFFFFF from the zip64 field of `fields` (this
@@ -81,7 +81,7 @@ struct ZipCentralRecord {
     func encoded() -> [UInt8] {
         var bytes = ZipBytes(capacity: Self.fixedLength + name.count + extra.count + comment.count)
         bytes.u32(Self.signature)
-        bytes.u16(versionMadeBy, versionNeeded, flags, method)
+        bytes.u16(versionMadeBy, versionNeeded, flags.rawValue, method)
         bytes.u32(dosDateTime, crc, compressedSize, size)
         bytes.u16(UInt16(name.count), UInt16(extra.count), UInt16(comment.count), diskStart, internalAttributes)
         bytes.u32(externalAttributes, localHeaderOffset)

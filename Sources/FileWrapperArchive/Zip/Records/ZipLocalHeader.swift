@@ -6,8 +6,7 @@ struct ZipLocalHeader {
     static let fixedLength = 30
 
     var versionNeeded: UInt16
-    /// Bit 0: encrypted; bit 3: sizes and CRC in a data descriptor; bit 11: UTF-8 name.
-    var flags: UInt16
+    var flags: ZipFlags
     var method: UInt16
     /// ``ZipDOSDateTime``.
     var dosDateTime: UInt32
@@ -17,10 +16,10 @@ struct ZipLocalHeader {
     var name: ArraySlice<UInt8>
     var extra: ArraySlice<UInt8>
 
-    /// Whether a data descriptor follows the data (flag bit 3).
-    var hasDataDescriptor: Bool { flags & 0x08 != 0 }
+    /// Whether a data descriptor follows the data.
+    var hasDataDescriptor: Bool { flags.contains(.dataDescriptor) }
 
-    init(versionNeeded: UInt16, flags: UInt16, method: UInt16, dosDateTime: UInt32, crc: UInt32,
+    init(versionNeeded: UInt16, flags: ZipFlags, method: UInt16, dosDateTime: UInt32, crc: UInt32,
          compressedSize: UInt32, size: UInt32, name: ArraySlice<UInt8>, extra: ArraySlice<UInt8>) {
         self.versionNeeded = versionNeeded
         self.flags = flags
@@ -39,7 +38,7 @@ struct ZipLocalHeader {
         guard let length = Self.length(decoding: bytes), length <= bytes.count else { return nil }
         let nameLength = bytes.u16(26)
         self.init(
-            versionNeeded: UInt16(bytes.u16(4)), flags: UInt16(bytes.u16(6)), method: UInt16(bytes.u16(8)),
+            versionNeeded: UInt16(bytes.u16(4)), flags: ZipFlags(rawValue: UInt16(bytes.u16(6))), method: UInt16(bytes.u16(8)),
             dosDateTime: bytes.u32(10), crc: bytes.u32(14), compressedSize: bytes.u32(18), size: bytes.u32(22),
             name: bytes.bytes(Self.fixedLength, count: nameLength),
             extra: bytes.bytes(Self.fixedLength + nameLength, count: bytes.u16(28)))
@@ -48,19 +47,19 @@ struct ZipLocalHeader {
     /// What a header's first ``fixedLength`` bytes say about reading the
     /// rest of the member: enough to pass over it, or to look closer.
     struct Prefix {
-        var flags: UInt16
+        var flags: ZipFlags
         var method: UInt16
         /// The whole header's length, name and extra field included: where the data begins.
         var length: Int
 
-        var isEncrypted: Bool { flags & 1 != 0 }
+        var isEncrypted: Bool { flags.contains(.encrypted) }
     }
 
     /// The prefix of the header whose bytes `bytes` begin with; nil when
     /// they are fewer than ``fixedLength`` or lack the signature.
     static func prefix(decoding bytes: LittleEndianBytes) -> Prefix? {
         guard bytes.count >= fixedLength, bytes.u32(0) == signature else { return nil }
-        return Prefix(flags: UInt16(bytes.u16(6)), method: UInt16(bytes.u16(8)), length: fixedLength + bytes.u16(26) + bytes.u16(28))
+        return Prefix(flags: ZipFlags(rawValue: UInt16(bytes.u16(6))), method: UInt16(bytes.u16(8)), length: fixedLength + bytes.u16(26) + bytes.u16(28))
     }
 
     /// The whole header's length (``Prefix/length``).
@@ -71,7 +70,7 @@ struct ZipLocalHeader {
     func encoded() -> [UInt8] {
         var bytes = ZipBytes(capacity: Self.fixedLength + name.count + extra.count)
         bytes.u32(Self.signature)
-        bytes.u16(versionNeeded, flags, method)
+        bytes.u16(versionNeeded, flags.rawValue, method)
         bytes.u32(dosDateTime, crc, compressedSize, size)
         bytes.u16(UInt16(name.count), UInt16(extra.count))
         bytes.bytes(name)

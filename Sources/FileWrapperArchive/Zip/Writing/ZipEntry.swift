@@ -14,10 +14,6 @@ import Glibc
 /// (``ZipLocalHeader``, ``ZipCentralRecord``, ``ZipDataDescriptor``,
 /// ``ZipExtraFields``), which the readers share.
 final class ZipEntry {
-    enum Method: UInt16 {
-        case store = 0, deflate = 8
-    }
-
     /// The path, with a trailing `/` for a directory.
     let name: [UInt8]
     let path: String
@@ -28,7 +24,8 @@ final class ZipEntry {
     let plain: Bool
     /// The uncompressed size.
     let size: UInt64
-    var method = Method.store
+    /// Stored or deflated, the methods the writer writes.
+    var method = ZipCompressionMethod.stored
     var checksum: UInt32 = 0
     var compressedSize: UInt64 = 0
     /// Where the local header starts.
@@ -71,17 +68,17 @@ final class ZipEntry {
 
     /// 4.5 for zip64, 2.0 for deflate and directories, 1.0 otherwise.
     private var versionNeeded: UInt16 {
-        needsZip64 ? 45 : method == .deflate || isDirectory ? 20 : 10
+        needsZip64 ? 45 : method == .deflated || isDirectory ? 20 : 10
     }
 
     /// UTF-8 names; the data descriptor.
-    private var flags: UInt16 { 0x0800 | (hasDescriptor ? 0x0008 : 0) }
+    private var flags: ZipFlags { hasDescriptor ? [.utf8Name, .dataDescriptor] : .utf8Name }
 
     var localHeader: [UInt8] {
         var extra: [UInt8] = []
         if hasZip64Sizes {
             // Both sizes, as a local zip64 field must hold; what is known now.
-            extra += ZipExtraFields.zip64([size, method == .store ? size : 0])
+            extra += ZipExtraFields.zip64([size, method == .stored ? size : 0])
         }
         if !plain { extra += ZipExtraFields.unixFields(modified: modified, owner: owner) }
         if padding > 0 { extra += ZipExtraFields.alignmentPadding(length: padding, boundary: ZipWriter.alignmentBoundary) }
@@ -90,7 +87,7 @@ final class ZipEntry {
                 (0, .max, .max)
             } else if hasDescriptor {
                 // As libarchive writes them: the sizes known now, CRC 0.
-                (0, UInt32(method == .store ? size : 0), UInt32(size))
+                (0, UInt32(method == .stored ? size : 0), UInt32(size))
             } else {
                 (checksum, UInt32(compressedSize), UInt32(size))
             }

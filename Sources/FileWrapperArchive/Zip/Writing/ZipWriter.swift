@@ -179,10 +179,10 @@ final class ZipWriter: ArchiveEntryWriter {
         case .regularFile:
             try submitFilling()
             entry.hasDescriptor = true
-            entry.method = level == nil || stored ? .store : .deflate
+            entry.method = level == nil || stored ? .stored : .deflated
             var file = Receiving(entry: entry, remaining: header.size, cursor: 0)
-            if entry.method == .deflate, let samples = try? header.samples?(Self.sampleOffsets(size: header.size), Self.sampleLength) {
-                if try storesBetter(samples) { entry.method = .store }
+            if entry.method == .deflated, let samples = try? header.samples?(Self.sampleOffsets(size: header.size), Self.sampleLength) {
+                if try storesBetter(samples) { entry.method = .stored }
                 file.judged = true
             }
             receiving = file
@@ -271,7 +271,7 @@ final class ZipWriter: ArchiveEntryWriter {
     /// Where the current chunk's bytes start in its job's input: after the
     /// primer, for a deflated file's chunks but the first.
     private func chunkStart(of file: Receiving) -> Int {
-        file.chunks > 0 && file.entry.method == .deflate ? Self.window : 0
+        file.chunks > 0 && file.entry.method == .deflated ? Self.window : 0
     }
 
     /// Hands a full chunk (or the file's last) to the workers; the first
@@ -282,13 +282,13 @@ final class ZipWriter: ArchiveEntryWriter {
         let job = inFlight[index].job
         let start = chunkStart(of: file)
         let data = UnsafeRawBufferPointer(rebasing: job.input[start..<file.cursor])
-        if file.chunks == 0, !file.judged, file.entry.method == .deflate,
+        if file.chunks == 0, !file.judged, file.entry.method == .deflated,
            try storesBetter([[UInt8](data.prefix(Self.sampleCount * Self.sampleLength))]) {
-            file.entry.method = .store
+            file.entry.method = .stored
         }
         let last = file.remaining == 0
         let work: DeflateJob.Work
-        if file.entry.method == .deflate {
+        if file.entry.method == .deflated {
             work = .deflateChunk(dictionary: start, last: last)
             if !last { tail.copyMemory(from: UnsafeRawBufferPointer(rebasing: data.suffix(Self.window))) }
         } else {
@@ -406,7 +406,7 @@ final class ZipWriter: ArchiveEntryWriter {
             let data = UnsafeRawBufferPointer(rebasing: piece.output.map { job.output[$0] } ?? job.input[piece.input])
             if part.first {
                 if !entry.hasDescriptor {
-                    entry.method = piece.output == nil ? .store : .deflate
+                    entry.method = piece.output == nil ? .stored : .deflated
                     entry.checksum = piece.checksum
                     entry.compressedSize = UInt64(data.count)
                 }
