@@ -89,68 +89,49 @@ struct ZipContainerIndex {
                         crc: record.crc, method: record.method, bound: record.bound, attributes: record.attributes)
     }
 
-    /// The central directory's records, checked, in order, their offsets
-    /// corrected for bytes before the zip. Members that overlap are refused
-    /// here as far as the directory tells (``ZipMemberExtents``: each
-    /// member's local header taken as short as it can be, the header not
-    /// read), and as each member is read, its local header known
-    /// (``ZipMemberSource/dataStart(in:)``).
+    /// The central directory's records (``ZipCentralDirectory``), checked,
+    /// in order. Members that overlap are refused here as far as the
+    /// directory tells (``ZipMemberExtents``: each member's local header
+    /// taken as short as it can be, the header not read), and as each
+    /// member is read, its local header known (``ZipMemberSource/dataStart(in:)``).
     private static func readDirectory(
         _ source: ArchiveReadSource, name: String, limits: ArchiveReadLimits
     ) throws -> [Record] {
-        guard let total = source.size, let (end, endStart) = ZipDirectoryEnd.locate(in: source) else {
+        func damaged(_ damage: ZipCentralDirectory.Damage, of count: UInt64) -> ArchiveError {
+            let record = damage.record.map { "central directory record \($0) (of \(count) the end record gives): " } ?? ""
+            return ArchiveError(.corrupt, archive: name, entry: damage.name.map { PathDisplay.text($0) }, message: record + damage.message)
+        }
+        let found: ZipCentralDirectory?
+        do { found = try ZipCentralDirectory(source: source) } catch { throw damaged(error, of: 0) }
+        guard let directory = found else {
             throw ArchiveError(.unsupportedFormat, archive: name, message: "has no zip central directory to read it lazily by")
         }
-        guard end.count <= UInt64(limits.maxEntries) else {
-            throw ArchiveError(.limitExceeded, archive: name, message: "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
-        }
-        guard end.size <= UInt64(total), end.offset <= UInt64(total) - end.size, end.count <= end.size / UInt64(ZipCentralRecord.fixedLength) else {
-            throw ArchiveError(.corrupt, archive: name, message: "the end of central directory record gives a directory that does not fit in the archive")
-        }
-        // As libarchive corrects them: where the directory ends just before the end record, when bytes came before the zip.
-        var correction: Int64 = 0
-        if end.count > 0, !startsRecord(source, at: Int64(end.offset)) {
-            let moved = endStart - Int64(end.size)
-            guard moved >= 0, startsRecord(source, at: moved) else {
-                throw ArchiveError(.corrupt, archive: name, message: "no central directory record where the end record says the directory begins")
-            }
-            correction = moved - Int64(end.offset)
-        }
-        let start = Int64(end.offset) + correction
-        var reader = ZipPieceReader(source: source, start: start, end: start + Int64(end.size))
+        var entries = directory.records()
         var records: [Record] = []
-        records.reserveCapacity(Int(end.count))
-        for index in 0..<Int(end.count) {
-            guard let fixed = reader.peek(ZipCentralRecord.fixedLength), let length = ZipCentralRecord.length(decoding: fixed),
-                  let bytes = reader.peek(length), let record = ZipCentralRecord(decoding: bytes)
-            else {
-                throw ArchiveError(.corrupt, archive: name, message: "central directory record \(index + 1) of \(end.count) is damaged or missing")
+        records.reserveCapacity(min(directory.capacity, limits.maxEntries))
+        do {
+            while let entry = try entries.next() {
+                guard entries.count <= limits.maxEntries else {
+                    throw ArchiveError(.limitExceeded, archive: name, message: "the archive has more than \(limits.maxEntries) entries", limit: .maxEntries)
+                }
+                records.append(try check(entry, archive: name, limits: limits))
             }
-            reader.advance(length)
-            records.append(try check(record, bytes: Array(bytes.bytes(0, count: length)), archive: name, total: total,
-                                     correction: correction, limits: limits))
+        } catch let damage as ZipCentralDirectory.Damage {
+            throw damaged(damage, of: directory.end.count)
         }
         let extents = records.map {
             ZipMemberExtents.Extent(start: $0.localHeaderOffset, headerLength: ZipLocalHeader.fixedLength, compressedSize: UInt64($0.compressedSize),
                                     hasDescriptor: false, name: Array($0.path.utf8))
         }
-        for (index, bound) in try ZipMemberExtents.check(extents, directoryStart: start, archive: name).enumerated() {
+        for (index, bound) in try ZipMemberExtents.check(extents, directoryStart: directory.start, archive: name).enumerated() {
             records[index].bound = bound
         }
         return records
     }
 
-    /// Whether a central directory record (or the end record) begins at `offset`.
-    private static func startsRecord(_ source: ArchiveReadSource, at offset: Int64) -> Bool {
-        guard let bytes = LittleEndianBytes(reading: source, at: offset, count: 4) else { return false }
-        return bytes.u32(0) == ZipCentralRecord.signature
-    }
-
     /// One record, through the in-memory reader's rules.
-    private static func check(
-        _ record: ZipCentralRecord, bytes: [UInt8], archive: String, total: Int64, correction: Int64, limits: ArchiveReadLimits
-    ) throws -> Record {
-        let fields = ZipExtraFields(record.extra)
+    private static func check(_ entry: ZipCentralDirectory.Entry, archive: String, limits: ArchiveReadLimits) throws -> Record {
+        let (record, fields, size, compressedSize) = (entry.record, entry.fields, entry.size, entry.compressedSize)
         let name = ZipCentralNames.Name(bytes: record.name, flags: record.flags, fields: fields)
         guard let path = String(validating: name.stored, as: UTF8.self) else {
             throw ArchiveError(.unsafePath, archive: archive, entry: PathDisplay.text(name.stored), message: "the name cannot be decoded as UTF-8")
@@ -159,11 +140,10 @@ struct ZipContainerIndex {
             throw ArchiveError(.encrypted, archive: archive, entry: path, message: "the entry is encrypted")
         }
         let names = try EntryPath(path, archive: archive, limits: limits).components
-        guard let (size, compressedSize, offset) = record.sizesAndOffset(fields), size <= UInt64(Int64.max), compressedSize <= UInt64(Int64.max) else {
-            throw ArchiveError(.corrupt, archive: archive, entry: path, message: "the central directory's zip64 field is too short for the sizes it stands for")
+        guard size <= UInt64(Int64.max), compressedSize <= UInt64(Int64.max) else {
+            throw ArchiveError(.corrupt, archive: archive, entry: path, message: "the central directory gives sizes past 2^63 bytes")
         }
-        let localHeaderOffset = Int64(clamping: offset).addingReportingOverflow(correction)
-        guard !localHeaderOffset.overflow, localHeaderOffset.partialValue >= 0, localHeaderOffset.partialValue < total else {
+        guard let localHeaderOffset = entry.localHeader else {
             throw ArchiveError(.corrupt, archive: archive, entry: path, message: "the member's local header would lie outside the archive")
         }
         let recorded = ZipRecordedMetadata(central: record, centralFields: fields, localFields: ZipExtraFields([]))
@@ -203,9 +183,9 @@ struct ZipContainerIndex {
                 "\(size) bytes from \(compressedSize) compressed bytes exceed the compression ratio limit of \(limits.maxRatio):1", limit: .maxRatio)
         }
         return Record(
-            record: bytes, path: path, names: names, shown: name.shown, kind: kind,
+            record: Array(entry.bytes.bytes(0, count: entry.bytes.count)), path: path, names: names, shown: name.shown, kind: kind,
             attributes: FileWrapper.Attributes(permissions: recorded.permissions, modificationDate: recorded.modified),
-            localHeaderOffset: localHeaderOffset.partialValue, compressedSize: Int64(compressedSize), size: Int(size),
+            localHeaderOffset: localHeaderOffset, compressedSize: Int64(compressedSize), size: Int(size),
             crc: record.crc, method: method)
     }
 }

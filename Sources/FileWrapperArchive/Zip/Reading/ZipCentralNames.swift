@@ -16,9 +16,8 @@ import FileWrapperKit
 /// Unicode Path fields, of which libarchive takes the first and unzip the
 /// last, is refused too.
 ///
-/// The directory is found as libarchive finds it, offsets corrected for
-/// bytes before the zip (a self-extracting stub) the same way, and every
-/// member's local header is read once. What is kept is where the data of
+/// The directory is read as libarchive reads it (``ZipCentralDirectory``),
+/// and every member's local header is read once. What is kept is where the data of
 /// each checked member begins, so that a member whose data libarchive
 /// finds anywhere else (after a local header the directory does not list)
 /// is refused as well, and what the two headers record of the member
@@ -86,67 +85,62 @@ struct ZipCentralNames {
     /// directory from elsewhere (``MemberContents``) a millisecond in 2,000
     /// members.
     init?(source: ArchiveReadSource, archive: String, recordingMembers: Bool = true) throws {
-        guard let total = source.size, let (end, endStart) = ZipDirectoryEnd.locate(in: source),
-              end.size <= UInt64(endStart), endStart <= total,
-              let start = Self.directoryStart(in: source, from: endStart - Int64(end.size), to: endStart)
-        else { return nil }
-        // As libarchive corrects them: by how far the directory is from where the end record says.
-        let correction = start - Int64(clamping: end.offset)
-        var reader = ZipPieceReader(source: source, start: start, end: endStart)
+        guard let directory = try? ZipCentralDirectory(source: source) else { return nil }
+        var entries = directory.records()
         var starts: [(dataStart: Int64, dataEnd: Int64?, member: Member)] = []
         var extents: [ZipMemberExtents.Extent] = []
         var agree = true
-        while let fixed = reader.peek(ZipCentralRecord.fixedLength), let length = ZipCentralRecord.length(decoding: fixed) {
-            guard let bytes = reader.peek(length), let record = ZipCentralRecord(decoding: bytes) else { return nil }
-            reader.advance(length)
-            let fields = ZipExtraFields(record.extra)
-            guard let (size, compressedSize, offset) = record.sizesAndOffset(fields) else { return nil }
-            let at = Int64(clamping: offset).addingReportingOverflow(correction)
-            // One read where the local header is as long as the central record's name and extra field, as it usually is.
-            let guess = ZipLocalHeader.fixedLength + record.name.count + record.extra.count
-            guard !at.overflow, at.partialValue >= 0, at.partialValue <= total - Int64(ZipLocalHeader.fixedLength),
-                  var bytes = LittleEndianBytes(reading: source, at: at.partialValue, count: Int(min(Int64(guess), total - at.partialValue))),
-                  let localLength = ZipLocalHeader.length(decoding: bytes)
-            else {
-                agree = false
-                continue  // libarchive meets the damage when it reads this member
-            }
-            if localLength > bytes.count {
-                guard let whole = LittleEndianBytes(reading: source, at: at.partialValue, count: localLength) else {
+        do {
+            while let entry = try entries.next() {
+                let (record, fields, size, compressedSize) = (entry.record, entry.fields, entry.size, entry.compressedSize)
+                // One read where the local header is as long as the central record's name and extra field, as it usually is.
+                let guess = ZipLocalHeader.fixedLength + record.name.count + record.extra.count
+                guard let at = entry.localHeader, at <= directory.total - Int64(ZipLocalHeader.fixedLength),
+                      var bytes = LittleEndianBytes(reading: source, at: at, count: Int(min(Int64(guess), directory.total - at))),
+                      let localLength = ZipLocalHeader.length(decoding: bytes)
+                else {
+                    agree = false
+                    continue  // libarchive meets the damage when it reads this member
+                }
+                if localLength > bytes.count {
+                    guard let whole = LittleEndianBytes(reading: source, at: at, count: localLength) else {
+                        agree = false
+                        continue
+                    }
+                    bytes = whole
+                }
+                guard let local = ZipLocalHeader(decoding: bytes) else {
                     agree = false
                     continue
                 }
-                bytes = whole
+                let localFields = ZipExtraFields(local.extra)
+                if local.method != record.method
+                    || !local.hasDataDescriptor && (local.crc != record.crc
+                        || localFields.resolvingZip64([UInt64(local.size), UInt64(local.compressedSize)]) != [size, compressedSize]) {
+                    agree = false
+                }
+                let centralName = Name(bytes: record.name, flags: record.flags, fields: fields)
+                let localName = Name(bytes: local.name, flags: local.flags, fields: localFields)
+                guard localName.shown.elementsEqual(centralName.shown), localName.unicodePaths <= 1, centralName.unicodePaths <= 1 else {
+                    throw ArchiveError(
+                        .corrupt, archive: archive, entry: String(decoding: localName.shown, as: UTF8.self),
+                        message: "the local header names this member \(localName), the central directory \(centralName); "
+                            + "a zip whose local headers and central directory (what unzip and Python's zipfile list) disagree is refused")
+                }
+                extents.append(ZipMemberExtents.Extent(start: at, headerLength: localLength, compressedSize: compressedSize,
+                                                       hasDescriptor: local.hasDataDescriptor && record.hasDataDescriptor, name: localName.shown))
+                guard recordingMembers else { continue }
+                let recorded = ZipRecordedMetadata(central: record, centralFields: fields, localFields: localFields)
+                let dataStart = at + Int64(localLength)
+                let dataEnd = dataStart.addingReportingOverflow(Int64(clamping: compressedSize))
+                starts.append((dataStart, dataEnd.overflow ? nil : dataEnd.partialValue,
+                               Member(name: localName.stored, permissions: recorded.permissions, modified: recorded.modified, size: size,
+                                      data: (dataStart, compressedSize, record.method, record.isEncrypted))))
             }
-            guard let local = ZipLocalHeader(decoding: bytes) else {
-                agree = false
-                continue
-            }
-            let localFields = ZipExtraFields(local.extra)
-            if local.method != record.method
-                || !local.hasDataDescriptor && (local.crc != record.crc
-                    || localFields.resolvingZip64([UInt64(local.size), UInt64(local.compressedSize)]) != [size, compressedSize]) {
-                agree = false
-            }
-            let centralName = Name(bytes: record.name, flags: record.flags, fields: fields)
-            let localName = Name(bytes: local.name, flags: local.flags, fields: localFields)
-            guard localName.shown.elementsEqual(centralName.shown), localName.unicodePaths <= 1, centralName.unicodePaths <= 1 else {
-                throw ArchiveError(
-                    .corrupt, archive: archive, entry: String(decoding: localName.shown, as: UTF8.self),
-                    message: "the local header names this member \(localName), the central directory \(centralName); "
-                        + "a zip whose local headers and central directory (what unzip and Python's zipfile list) disagree is refused")
-            }
-            extents.append(ZipMemberExtents.Extent(start: at.partialValue, headerLength: localLength, compressedSize: compressedSize,
-                                                   hasDescriptor: local.hasDataDescriptor && record.hasDataDescriptor, name: localName.shown))
-            guard recordingMembers else { continue }
-            let recorded = ZipRecordedMetadata(central: record, centralFields: fields, localFields: localFields)
-            let dataStart = at.partialValue + Int64(localLength)
-            let dataEnd = dataStart.addingReportingOverflow(Int64(clamping: compressedSize))
-            starts.append((dataStart, dataEnd.overflow ? nil : dataEnd.partialValue,
-                           Member(name: localName.stored, permissions: recorded.permissions, modified: recorded.modified, size: size,
-                                  data: (dataStart, compressedSize, record.method, record.isEncrypted))))
+        } catch is ZipCentralDirectory.Damage {
+            return nil  // libarchive refuses the zip as it reads its first header
         }
-        try ZipMemberExtents.check(extents, directoryStart: start, archive: archive)
+        try ZipMemberExtents.check(extents, directoryStart: directory.start, archive: archive)
         starts.sort { $0.dataStart < $1.dataStart }
         localHeadersAgree = agree
         members = starts.map { ($0.dataStart, $0.member) }
@@ -248,18 +242,5 @@ struct ZipCentralNames {
             0x03B1, 0x00DF, 0x0393, 0x03C0, 0x03A3, 0x03C3, 0x00B5, 0x03C4, 0x03A6, 0x0398, 0x03A9, 0x03B4, 0x221E, 0x03C6, 0x03B5, 0x2229,
             0x2261, 0x00B1, 0x2265, 0x2264, 0x2320, 0x2321, 0x00F7, 0x2248, 0x00B0, 0x2219, 0x00B7, 0x221A, 0x207F, 0x00B2, 0x25A0, 0x00A0,
         ]
-    }
-
-    /// Where the central directory begins: the first record (or end record)
-    /// signature from `start` on, as libarchive searches for it.
-    private static func directoryStart(in source: ArchiveReadSource, from start: Int64, to end: Int64) -> Int64? {
-        var reader = ZipPieceReader(source: source, start: start, end: end + 4)
-        var offset = start
-        while let signature = reader.peek(4) {
-            if [ZipCentralRecord.signature, ZipDirectoryEnd.signature, ZipDirectoryEnd.zip64Signature].contains(signature.u32(0)) { return offset }
-            reader.advance(1)
-            offset += 1
-        }
-        return nil
     }
 }

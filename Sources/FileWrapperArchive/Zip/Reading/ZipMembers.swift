@@ -42,16 +42,33 @@ struct ZipDirectory {
     let entryCount: Int
     let expandedBytes: Int64
 
-    /// Reads the central directory of the zip that `source` holds, keeping
-    /// the members of at most `maxSize` bytes, stored and expanded; nil when
-    /// the directory cannot be found or read, or lists more than
-    /// `maxEntries` entries.
+    /// Reads the central directory of the zip that `source` holds
+    /// (``ZipCentralDirectory``), keeping the members of at most `maxSize`
+    /// bytes, stored and expanded; nil when the directory cannot be found
+    /// or read, or lists more than `maxEntries` entries.
     init?(source: ArchiveReadSource, maxEntries: Int, maxSize: Int) {
-        guard let (end, _) = ZipDirectoryEnd.locate(in: source), end.count <= UInt64(maxEntries),
-              let (records, expandedBytes) = Self.readRecords(source, end, maxSize: maxSize)
-        else { return nil }
+        guard let directory = try? ZipCentralDirectory(source: source) else { return nil }
+        var entries = directory.records()
+        var records: [Record] = []
+        var expandedBytes: Int64 = 0
+        do {
+            while let entry = try entries.next() {
+                guard entries.count <= maxEntries else { return nil }
+                // What a hostile directory declares may not fit: the sum stops at the largest.
+                let (sum, overflow) = expandedBytes.addingReportingOverflow(Int64(clamping: entry.size))
+                expandedBytes = overflow ? .max : sum
+                guard let method = ZipCompressionMethod(rawValue: entry.record.method), method == .stored || method == .deflated,
+                      !entry.record.flags.isEncrypted, let localHeader = entry.localHeader,
+                      entry.size <= UInt64(maxSize), entry.compressedSize <= UInt64(maxSize), method == .deflated || entry.compressedSize == entry.size
+                else { continue }
+                records.append(Record(localHeader: localHeader, compressedSize: Int(entry.compressedSize), size: Int(entry.size),
+                                      crc: entry.record.crc, method: method))
+            }
+        } catch {
+            return nil
+        }
         self.source = source
-        entryCount = Int(end.count)
+        entryCount = entries.count
         self.expandedBytes = expandedBytes
         // Writers put them in order; the sort (a merge sort) passes once over sorted ones.
         self.records = records.sorted { $0.localHeader < $1.localHeader }
@@ -74,39 +91,6 @@ struct ZipDirectory {
               record.localHeader + Int64(header.length) == dataOffset
         else { return nil }
         return ZipMember(offset: dataOffset, compressedSize: record.compressedSize, size: record.size, crc: record.crc, method: record.method)
-    }
-
-    /// The records of the members worth keeping, read through the directory
-    /// in pieces, and the bytes every member expands to; nil when it does
-    /// not parse.
-    private static func readRecords(
-        _ source: ArchiveReadSource, _ end: ZipDirectoryEnd, maxSize: Int
-    ) -> (records: [Record], expandedBytes: Int64)? {
-        guard let total = source.size, end.size <= UInt64(Int64.max), end.count <= end.size / UInt64(ZipCentralRecord.fixedLength),
-              end.offset <= UInt64(total) - min(UInt64(total), end.size), end.size <= UInt64(total)
-        else { return nil }
-        let offset = Int64(end.offset)
-        var reader = ZipPieceReader(source: source, start: offset, end: offset + Int64(end.size))
-        var records: [Record] = []
-        var expandedBytes: Int64 = 0
-        for _ in 0..<end.count {
-            guard let fixed = reader.peek(ZipCentralRecord.fixedLength), let length = ZipCentralRecord.length(decoding: fixed),
-                  let bytes = reader.peek(length), let record = ZipCentralRecord(decoding: bytes)
-            else { return nil }
-            reader.advance(length)
-            let fields = ZipExtraFields(record.extra)
-            guard fields.isWellFormed, let (size, compressedSize, localHeader) = record.sizesAndOffset(fields) else { return nil }
-            // What a hostile directory declares may not fit: the sum stops at the largest.
-            let (sum, overflow) = expandedBytes.addingReportingOverflow(Int64(clamping: size))
-            expandedBytes = overflow ? .max : sum
-            guard let method = ZipCompressionMethod(rawValue: record.method), method == .stored || method == .deflated, !record.flags.isEncrypted,
-                  size <= UInt64(maxSize), compressedSize <= UInt64(maxSize), localHeader < UInt64(total),
-                  method == .deflated || compressedSize == size
-            else { continue }
-            records.append(Record(localHeader: Int64(localHeader), compressedSize: Int(compressedSize), size: Int(size),
-                                  crc: record.crc, method: method))
-        }
-        return (records, expandedBytes)
     }
 }
 
