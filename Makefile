@@ -5,7 +5,7 @@
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 
-.PHONY: setup setup-test fixtures build run install uninstall test test-asan test-tsan test-sanitizers test-slow clean
+.PHONY: setup setup-test fixtures build run install uninstall test test-asan test-tsan test-sanitizers test-slow docs docs-check clean
 
 setup:
 	@Tools/ensure-system-packages.sh
@@ -86,6 +86,18 @@ test-slow: setup-test fixtures
 	ASAN_OPTIONS=fast_unwind_on_malloc=0 FWK_TEST_SIZES=full $(LSAN) \
 		$(SWIFT) test $(SWIFTFLAGS) --sanitize=address --scratch-path .build-asan
 	FWK_TEST_SIZES=full $(TSAN) $(SWIFT) test $(SWIFTFLAGS) --sanitize=thread --scratch-path .build-tsan
+
+## The DocC catalogs of the three libraries (Sources/*/*.docc) and their
+## symbols' comments, as documentation archives in
+## .build/plugins/Swift-DocC/outputs; docs-check fails on any warning (a
+## link that leads nowhere), as CI runs it.
+DOCC_TARGETS := --target FileWrapperKit --target FileWrapperArchive --target FileWrapperDocument
+
+docs: setup
+	$(SWIFT) package $(SWIFTFLAGS) generate-documentation $(DOCC_TARGETS)
+
+docs-check: setup
+	$(SWIFT) package $(SWIFTFLAGS) generate-documentation $(DOCC_TARGETS) --warnings-as-errors
 
 clean:
 	rm -rf .build .build-*

@@ -8,7 +8,7 @@ import CArchive
 /// compression stream recognised by its first bytes: gzip, bzip2, xz,
 /// lzma, zstd, lz4, compress (`.Z`) or lzip (libarchive may find bzip2,
 /// lz4 or compress again inside the same one, never another), decoded
-/// within ``ArchiveReadLimits/maxMemory`` (``DeclaredSizes``). That is what
+/// within ``ArchiveReadLimits/maxMemory`` (`DeclaredSizes`). That is what
 /// a document library needs, and it reads each of the 488 archives of the interop
 /// corpus (`CorpusTests`) to its end or refuses it, in under 0.2 seconds
 /// and 5 MB above the process's own memory.

@@ -31,7 +31,7 @@ public struct ArchiveReadLimits: Sendable, Hashable {
     public var maxLinkLength: Int
     /// Bytes of memory that reading may take for any one thing the archive
     /// declares, checked before anything is allocated for it
-    /// (``DeclaredSizes``): the memory a decoder needs for its dictionary,
+    /// (`DeclaredSizes`): the memory a decoder needs for its dictionary,
     /// window or model (an xz, lzma, lzip or zstd stream; an LZMA, xz, PPMd
     /// or zstd zip member; each coder of a 7z), a 7z header's size and what
     /// its counts make libarchive allocate, and a cpio newc name, which
@@ -40,7 +40,7 @@ public struct ArchiveReadLimits: Sendable, Hashable {
     public var maxMemory: Int64
 
     /// The path, name, depth and link defaults are a manifest file's
-    /// (``ManifestReadLimits/reading``): one source for both readers.
+    /// (`ManifestReadLimits.reading`): one source for both readers.
     public init(
         maxEntries: Int = 100_000, maxBytes: Int64 = 1 << 30, maxRatio: Double = 100, ratioGraceBytes: Int64 = 64 << 20,
         maxPathLength: Int = ManifestReadLimits.reading.maxPathLength, maxNameLength: Int = ManifestReadLimits.reading.maxNameLength,

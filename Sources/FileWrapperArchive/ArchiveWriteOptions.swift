@@ -25,9 +25,9 @@ public struct ArchiveWriteOptions: Sendable, Hashable {
     /// Zip only: a top-level regular file written first and stored
     /// uncompressed, as EPUB and OpenDocument require of `mimetype`.
     public var firstStoredEntry: String?
-    /// An archive written to a URL: ``Durability/synced`` (the default)
+    /// An archive written to a URL: `Durability.synced` (the default)
     /// returns once it is on disk, as every save of this package does;
-    /// ``Durability/deferred`` leaves it to the kernel's writeback, as
+    /// `Durability.deferred` leaves it to the kernel's writeback, as
     /// `cp`, `tar` and `zip` do, for a batch that syncs once at its end
     /// (`sync -f`), or output that can be made again.
     public var durability: Durability

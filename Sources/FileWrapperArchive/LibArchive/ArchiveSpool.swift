@@ -156,7 +156,7 @@ private extension Int64 {
 
 extension ArchiveReadLimits {
     /// The most bytes an input within these limits can take
-    /// (``ArchiveSpool/capacity(within:)``, the bound of a zip or 7z
+    /// (`ArchiveSpool.capacity(within:)`, the bound of a zip or 7z
     /// stream's spool): what a program that keeps a stream whole, to read
     /// it more than once, may keep of it.
     public var streamCapacity: Int64 { ArchiveSpool.capacity(within: self) }

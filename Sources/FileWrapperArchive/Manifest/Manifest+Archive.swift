@@ -7,9 +7,9 @@ extension Manifest {
     /// as its bytes are decoded. Every member of a hard-link group shows the
     /// file an unpack makes: the size and digest of the contents, and the
     /// mode, time and owner, of the group's last member that carries
-    /// contents (``LinkGroups``). A path stored more than once shows its
+    /// contents (`LinkGroups`). A path stored more than once shows its
     /// last entry, as tar extraction leaves it, and is listed in
-    /// ``repeatedPaths``. Limits default to those of reading (4 GiB of
+    /// `repeatedPaths`. Limits default to those of reading (4 GiB of
     /// contents, 2,000,000 entries). `progress` counts entries and bytes read.
     public init(
         archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,

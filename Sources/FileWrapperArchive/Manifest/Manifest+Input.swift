@@ -2,7 +2,7 @@ import FileWrapperKit
 import Foundation
 import Glibc
 
-/// How ``Manifest/init(reading:options:)`` reads its input.
+/// How `Manifest.init(reading:options:)` reads its input.
 public struct ManifestReadOptions: Sendable {
     /// Whether to hash every file's contents (needed for digests and diff).
     public var hashingContents: Bool
@@ -73,7 +73,7 @@ extension Manifest {
     /// or else a flat file (one whose mode, time and owner are what `fstat`
     /// says of the descriptor). A stream (a pipe, a socket) is read once,
     /// as it comes, never copied, but for a zip or a 7z, which go through
-    /// an unnamed spool (``ArchiveSpool``): the formats are recognised from
+    /// an unnamed spool (`ArchiveSpool`): the formats are recognised from
     /// the bytes that the readers have looked at, which are kept for a flat
     /// file. The caller keeps and closes `fd`; `name` names it in errors.
     public init(readingFrom fd: CInt, name: String, options: ManifestReadOptions = ManifestReadOptions()) throws {

@@ -2,7 +2,7 @@ import FileWrapperKit
 
 extension ManifestEntry {
     /// An archive entry as a manifest entry, its path as stored (not yet
-    /// cleaned: ``ManifestBuilder`` does that), without a content digest.
+    /// cleaned: `ManifestBuilder` does that), without a content digest.
     /// A device node, FIFO, socket or unknown type is `other`; a size is
     /// kept for files only (zip gives symlinks one).
     public init(_ entry: ArchiveEntry) {

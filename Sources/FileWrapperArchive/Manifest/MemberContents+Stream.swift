@@ -20,7 +20,7 @@ extension MemberContents {
     /// say). A file, or a zip or 7z stream (spooled whole, as they are read
     /// by seeking), is read in two passes, as from a path. Any other stream
     /// is read once: the bytes that each member's file holds are kept in an
-    /// unnamed spool (``ArchiveSpool``) until the archive's end tells which
+    /// unnamed spool (`ArchiveSpool`) until the archive's end tells which
     /// entry at its path is the last, then handed to `body`. The one thing
     /// a stream cannot give is a hard link to an earlier entry whose bytes
     /// were not kept then (no member was that file yet): that is an error

@@ -22,10 +22,10 @@ public enum MemberContents {
     }
 
     /// Calls `body` with each block of each file of `members` (normalized
-    /// paths below the root, as ``ManifestEntry/path`` holds them) and the
+    /// paths below the root, as `ManifestEntry.path` holds them) and the
     /// member's index in `members`: a bundle's files one after the other, a
     /// zip's by its central directory, each member alone, as `unzip -p`
-    /// reads them (``readZipMembersByDirectory(_:in:options:_:)``), another
+    /// reads them (`readZipMembersByDirectory(_:in:options:_:)`), another
     /// archive's in two passes whatever their number. Throws as
     /// ``forEachBlock(ofMember:in:options:_:)`` does, for the first member
     /// that is missing or not a file.

@@ -41,7 +41,7 @@ struct LinkGroups {
 
 extension ArchiveEntry {
     /// Whether this is a hard link that carries contents, which replace
-    /// those of the file it names (``LinkGroups``).
+    /// those of the file it names (`LinkGroups`).
     public var carriesContents: Bool {
         kind == .hardLink && (size ?? 0) > 0
     }

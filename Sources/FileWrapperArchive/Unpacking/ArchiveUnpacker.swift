@@ -78,7 +78,7 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 /// its mode and time.
 ///
 /// Entries are read and checked in order on the calling thread, those of an
-/// uncompressed tar by ``PlainTarReader`` unless it leaves the archive to
+/// uncompressed tar by `PlainTarReader` unless it leaves the archive to
 /// libarchive, from the start, as it does any other archive; files up to
 /// 128 KiB are created by worker threads, one a processor, which have all
 /// ended when `unpack` returns or throws. The workers also inflate small zip

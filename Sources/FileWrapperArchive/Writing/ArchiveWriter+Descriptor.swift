@@ -13,13 +13,13 @@ extension ArchiveWriter {
         try write(wrapper, rootName: nil, options: options, name: name, to: descriptorSink(fd, name: name))
     }
 
-    /// ``write(_:to:options:name:)`` on the descriptor of `handle`.
+    /// `write(_:to:options:name:)` on the descriptor of `handle`.
     public static func write(_ wrapper: FileWrapper, to handle: FileHandle, options: ArchiveWriteOptions, name: String = "archive") throws {
         try write(wrapper, to: handle.fileDescriptor, options: options, name: name)
     }
 
     /// Packs what is on disk at `source`, as ``write(contentsOf:to:options:)``
-    /// does, to the open descriptor `fd` as ``write(_:to:options:name:)``
+    /// does, to the open descriptor `fd` as `write(_:to:options:name:)`
     /// writes it: in order, never seeking.
     public static func write(
         contentsOf source: URL, to fd: CInt, options: ArchiveWriteOptions, name: String = "archive", progress: ManifestProgress? = nil

@@ -13,7 +13,7 @@ extension ArchiveWriter {
     ///
     /// The tree is walked as it is written, never held: one thread walks it
     /// and reads small files ahead while this one writes the archive
-    /// (``DiskTreeStream``), so memory stays flat whatever the number and
+    /// (`DiskTreeStream`), so memory stays flat whatever the number and
     /// size of the files. What the walk refuses, `FileWrapper(url:)` refuses
     /// too, with the same errors.
     public static func write(contentsOf source: URL, to url: URL, options: ArchiveWriteOptions) throws {

@@ -1,7 +1,7 @@
 /// What a document reads: the file and its type, as SwiftUI passes them to
 /// `init(configuration:)`.
 ///
-/// Not `Sendable`, like SwiftUI's: it holds a ``FileWrapper``, a mutable
+/// Not `Sendable`, like SwiftUI's: it holds a `FileWrapper`, a mutable
 /// class. It is made, used and dropped within one read.
 public struct FileDocumentReadConfiguration {
     /// The type of the file, one that the document reads.

@@ -1,6 +1,6 @@
 /// What a document writes to, as SwiftUI passes it to `fileWrapper(configuration:)`.
 ///
-/// Not `Sendable`, like SwiftUI's: it holds a ``FileWrapper``.
+/// Not `Sendable`, like SwiftUI's: it holds a `FileWrapper`.
 public struct FileDocumentWriteConfiguration {
     /// The type to write, one that the document writes.
     public let contentType: UTType

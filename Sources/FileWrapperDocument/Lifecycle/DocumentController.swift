@@ -5,8 +5,8 @@ import Foundation
 ///
 /// One controller holds one document, a ``FileDocument`` value or a
 /// ``ReferenceFileDocument`` object, and its file:
-/// - new (``init(newDocument:contentType:)``, no file yet) or opened
-///   (``init(contentsOf:contentType:isEditable:)``): a directory bundle, a
+/// - new (`init(newDocument:contentType:)`, no file yet) or opened
+///   (`init(contentsOf:contentType:isEditable:)`): a directory bundle, a
 ///   zip container or a flat file, chosen by the content type;
 /// - edited through ``update(_:)``, which counts changes, or, for a
 ///   reference document, on the main actor by methods that register undo

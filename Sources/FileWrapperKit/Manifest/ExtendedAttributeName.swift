@@ -26,7 +26,7 @@ public struct ExtendedAttributeName: Hashable, Comparable, Sendable, Expressible
         String(validating: bytes, as: UTF8.self)
     }
 
-    /// The name as text that shows every byte (``PathDisplay``).
+    /// The name as text that shows every byte (`PathDisplay`).
     public var description: String {
         PathDisplay.text(bytes)
     }

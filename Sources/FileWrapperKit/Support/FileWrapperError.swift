@@ -12,7 +12,7 @@ import SystemPackage
 /// `read(from:options:)`, `write(to:options:originalContentsURL:)`) throw
 /// it wrapped in a `CocoaError`, as Foundation's throw one, so that
 /// `catch CocoaError.fileReadNoSuchFile` and `catch let error as CocoaError`
-/// work as on Apple's systems; ``Foundation/CocoaError/fileWrapperError``
+/// work as on Apple's systems; `CocoaError.fileWrapperError`
 /// gives it back.
 public struct FileWrapperError: Error, Sendable, Hashable {
     /// What kind of failure this is.

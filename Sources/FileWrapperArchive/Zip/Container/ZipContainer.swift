@@ -24,7 +24,7 @@ public enum ZipContainer {
     /// with ``ArchiveError/Code/encrypted``.
     ///
     /// A member read after the zip at `url` was replaced or written to
-    /// fails with ``FileWrapperError/Code/changedOnDisk``; a damaged one
+    /// fails with `FileWrapperError.Code.changedOnDisk`; a damaged one
     /// fails naming the archive and the member. After a save
     /// (``write(_:to:options:)``), the members read from the zip written
     /// within the same `limits`.
