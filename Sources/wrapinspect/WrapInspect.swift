@@ -97,27 +97,23 @@ struct WrapInspect: ParsableCommand {
         Foundation.exit(troubleStatus)
     }
 
-    /// The text of an error for people: an archive error names the archive,
-    /// the entry, and the flag that raises a reached limit or replaces an
-    /// existing destination; a manifest error the flag that raises its limit; a `FileWrapper` method's `CocoaError` as the
-    /// `FileWrapperError` inside it; a
-    /// `LocalizedError`'s description (FileWrapperKit's errors name the path
-    /// and the system call); else what the error prints as.
+    /// The text of an error for people, the causes under it included
+    /// (``ErrorChain``): an archive error names the archive, the entry, and
+    /// the flag that raises a reached limit or replaces an existing
+    /// destination; a manifest error the flag that raises its limit; a
+    /// `FileWrapper` method's `CocoaError` says what its `FileWrapperError`
+    /// says (the path and the system call).
     static func describe(_ error: Error) -> String {
-        if let detail = (error as? CocoaError)?.fileWrapperError {
-            return detail.description
+        ErrorChain(error).description { error in
+            if let error = error as? ArchiveError {
+                let description = error.description(limitHint: { "(raise it with \(Unpack.flag(for: $0)))" },
+                                                    optionHint: { "(\(Unpack.flag(for: $0)) keeps such links, never following them during the unpack)" })
+                return error.code == .destinationExists ? description + " (unpack into a new folder, or replace it whole with --force)" : description
+            }
+            if let error = error as? ManifestError {
+                return error.description { "(raise it with \(Unpack.flag(for: ArchiveReadLimits.Limit($0))))" }
+            }
+            return nil
         }
-        if let error = error as? ArchiveError {
-            let description = error.description(limitHint: { "(raise it with \(Unpack.flag(for: $0)))" },
-                                                optionHint: { "(\(Unpack.flag(for: $0)) keeps such links, never following them during the unpack)" })
-            return error.code == .destinationExists ? description + " (unpack into a new folder, or replace it whole with --force)" : description
-        }
-        if let error = error as? ManifestError {
-            return error.description { "(raise it with \(Unpack.flag(for: ArchiveReadLimits.Limit($0))))" }
-        }
-        if let description = (error as? LocalizedError)?.errorDescription {
-            return description
-        }
-        return String(describing: error)
     }
 }

@@ -36,7 +36,7 @@ struct FullDiskTests {
         #expect(error.code == .io)
         #expect(error.description.hasPrefix("\(archive.path): "), "\(error)")
         #expect(error.description.hasSuffix("(\"\(archive.path)\") failed: No space left on device (ENOSPC)"), "\(error)")
-        #expect(error.underlying?.errno == .noSpace && error.underlying?.code == .outOfSpace, "the call's errno is kept, not only its text")
+        #expect(error.errno == .noSpace && (error.underlying as? FileWrapperError)?.code == .outOfSpace, "the call's errno is kept, not only its text")
         #expect(try Data(contentsOf: archive) == old)
         #expect(try Disk.names(in: mount) == ["Doc.\(name)"], "the temporary was left behind")
     }
@@ -102,7 +102,7 @@ struct FullDiskTests {
         #expect(error.code == .io && error.entry != nil)
         #expect(error.description.contains("(\"\(destination.path)/folder-"), "\(error)")
         #expect(error.description.hasSuffix("failed: No space left on device (ENOSPC)"), "\(error)")
-        #expect(error.underlying?.errno == .noSpace && error.underlying?.path.hasPrefix(destination.path + "/folder-") == true)
+        #expect(error.errno == .noSpace && (error.underlying as? FileWrapperError)?.path.hasPrefix(destination.path + "/folder-") == true)
         #expect(try Disk.names(in: mount) == [], "the temporary was left behind")
     }
 }

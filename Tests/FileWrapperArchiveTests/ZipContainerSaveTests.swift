@@ -112,7 +112,7 @@ import TestSupport
         try Self.checkWithOtherTools(saved, expected: expected, in: directory)
 
         let refused = try #require(throws: ArchiveError.self) { try ZipContainer.write(unread, to: directory.appending("never.zip")) }
-        #expect(refused.underlying?.code == .changedOnDisk && refused.entry == "mimetype", "\(refused)")
+        #expect((refused.underlying as? FileWrapperError)?.code == .changedOnDisk && refused.entry == "mimetype", "\(refused)")
         #expect(!FileManager.default.fileExists(atPath: directory.appending("never.zip").path))
     }
 

@@ -44,7 +44,7 @@ import TestSupport
         try Disk.write(Data([0xC3, 0x28, 0xFF]), to: url)
         let error = try await Self.openError(TextDocument.self, url)
         #expect(error.code == .documentRefused)
-        #expect(error.underlyingError as? CocoaError == CocoaError(.fileReadCorruptFile))
+        #expect(error.underlying as? CocoaError == CocoaError(.fileReadCorruptFile))
         #expect(error.description.hasPrefix("\"\(url.path)\": cannot be opened as public.plain-text: the document refused its contents: the contents are corrupt"))
     }
 

@@ -11,7 +11,7 @@ struct ErrorTests {
         #expect(result.exited)
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderr == "wrapinspect: Missing.journal: cannot read: No such file or directory\n")
+        #expect(result.stderr == "wrapinspect: Missing.journal: cannot read: fstatat(\"Missing.journal\") failed: No such file or directory (ENOENT)\n")
     }
 
     @Test(arguments: [

@@ -71,7 +71,7 @@ struct VerifyTests {
     @Test(arguments: [
         (["verify", "Travel.journal/index.json"], "wrapinspect: Travel.journal/index.json: a single file has no tree to round-trip; verify takes a bundle or an archive"),
         (["verify", "--via", "zip,rar", "Travel.journal"], "wrapinspect: --via: \"rar\" is not a format"),
-        (["verify", "Missing.journal"], "wrapinspect: Missing.journal: cannot read: No such file or directory"),
+        (["verify", "Missing.journal"], "wrapinspect: Missing.journal: cannot read: fstatat(\"Missing.journal\") failed: No such file or directory (ENOENT)"),
     ])
     func troubleExitsTwo(arguments: [String], message: String) throws {
         let journal = try SampleJournal()

@@ -98,10 +98,8 @@ extension Manifest {
                 handle: handle, limits: options.limits, hashingContents: options.hashingContents, progress: options.progress
             ).read()
         case .notAnArchive(let source):
-            var info = stat()
-            guard Syscall.invoke(.fstat, { fstat(fd, &info) }) == 0 else {
-                throw ManifestError(file: name, message: "cannot read: \(String(cString: strerror(errno)))")
-            }
+            let info: stat
+            do { info = try Syscall.status(of: fd, path: { name }) } catch { throw Self.unreadable(name, error) }
             var entry = ManifestEntry(
                 path: [], kind: .file, size: 0, permissions: UInt16(info.st_mode & 0o7777),
                 modified: FileTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec)),
@@ -154,10 +152,7 @@ extension Manifest {
 
     /// See ``inputKind(of:options:)``.
     static func detect(_ url: URL, options: ManifestReadOptions) throws -> Detected {
-        var info = stat()
-        guard Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 else {
-            throw ManifestError(file: url.relativePath, message: "cannot read: \(String(cString: strerror(errno)))")
-        }
+        let info = try status(of: url)
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
             return .bundle
@@ -186,17 +181,28 @@ extension Manifest {
     /// The manifest file at `url`, refused unread when it is longer than
     /// any input within `limits` (``tooLong(_:capacity:)``).
     private static func contents(of url: URL, within limits: ArchiveReadLimits) throws -> Data {
-        var info = stat()
-        guard Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 else {
-            throw ManifestError(file: url.relativePath, message: "cannot read: \(String(cString: strerror(errno)))")
-        }
+        let info = try status(of: url)
         let capacity = textCapacity(within: limits)
         guard Int64(info.st_size) <= capacity else { throw tooLong(url.relativePath, capacity: capacity) }
         do {
             return try Data(contentsOf: url)
         } catch {
-            throw ManifestError(file: url.relativePath, message: "cannot read: \(error.localizedDescription)")
+            throw ManifestError(file: url.relativePath, message: "cannot read", underlying: error)
         }
+    }
+
+    /// What `lstat` says of `url`.
+    private static func status(of url: URL) throws(ManifestError) -> stat {
+        do {
+            return try Syscall.status(of: url.path, in: AT_FDCWD, path: { url.relativePath })
+        } catch {
+            throw unreadable(url.relativePath, error)
+        }
+    }
+
+    /// `file` could not be read: the call's error kept as the cause.
+    private static func unreadable(_ file: String, _ error: FileWrapperError) -> ManifestError {
+        ManifestError(file: file, message: "cannot read", underlying: error)
     }
 
     /// The most bytes of a manifest file read whole into memory: 1 KiB

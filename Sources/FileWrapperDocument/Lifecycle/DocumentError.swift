@@ -1,35 +1,46 @@
 import Foundation
+import FileWrapperKit
+import SystemPackage
 
 /// Why a document could not be opened, saved, renamed or closed: which
 /// file, what is wrong, and the error underneath, in one sentence such as
 /// `"/docs/Notes.notes": changed on disk since it was opened or last saved; ...`.
-public struct DocumentError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    public enum Code: Sendable, Hashable {
+public struct DocumentError: FileWrapperKitError, Sendable, LocalizedError {
+    /// What kind of failure this is: a value that later versions may add
+    /// to, so a `switch` over it needs a `default`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The code's name, as the static property that holds it.
+        public let description: String
+
+        private init(_ name: String) {
+            description = name
+        }
+
         /// The file's type is not one the document type reads.
-        case unreadableContentType
+        public static let unreadableContentType = Code("unreadableContentType")
         /// The type asked for is not one the document type writes.
-        case unwritableContentType
+        public static let unwritableContentType = Code("unwritableContentType")
         /// A directory where the type is stored as a file, or the reverse;
         /// or a document's file wrapper of the wrong kind for its type.
-        case wrongKind
+        public static let wrongKind = Code("wrongKind")
         /// The file could not be read: missing, unreadable, or a damaged container.
-        case unreadable
+        public static let unreadable = Code("unreadable")
         /// The document's `init(configuration:)` refused what it read.
-        case documentRefused
+        public static let documentRefused = Code("documentRefused")
         /// The document's snapshot or file wrapper could not be made.
-        case serializationFailed
+        public static let serializationFailed = Code("serializationFailed")
         /// Writing failed; the previous version on disk is whole.
-        case writeFailed
+        public static let writeFailed = Code("writeFailed")
         /// Another program changed the file since it was read or last saved.
-        case changedOnDisk
+        public static let changedOnDisk = Code("changedOnDisk")
         /// The document was opened for viewing only.
-        case notEditable
+        public static let notEditable = Code("notEditable")
         /// A new document has no file yet.
-        case noFileURL
+        public static let noFileURL = Code("noFileURL")
         /// The document was closed.
-        case closed
+        public static let closed = Code("closed")
         /// A rename was asked with a name that is not a file name.
-        case invalidName
+        public static let invalidName = Code("invalidName")
     }
 
     public var code: Code
@@ -38,53 +49,35 @@ public struct DocumentError: Error, Sendable, CustomStringConvertible, Localized
     /// What is wrong, without the path.
     public var message: String
     /// The error underneath, if any.
-    public var underlyingError: (any Error)?
+    public var underlying: (any Error)?
 
-    public init(_ code: Code, path: String, message: String, underlyingError: (any Error)? = nil) {
+    /// Makes an error.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of failure this is.
+    ///   - path: The document's file, or "untitled" for a new one.
+    ///   - message: What is wrong, without the path.
+    ///   - underlying: The error underneath.
+    public init(_ code: Code, path: String, message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.path = path
         self.message = message
-        self.underlyingError = underlyingError
+        self.underlying = underlying
     }
 
     init(_ code: Code, url: URL?, _ message: String, underlying: (any Error)? = nil) {
-        self.init(code, path: url?.path ?? "untitled", message: message, underlyingError: underlying)
+        self.init(code, path: url?.path ?? "untitled", message: message, underlying: underlying)
     }
 
+    /// The path, the message, then the causes under it (`ErrorChain`).
     public var description: String {
-        let cause = underlyingError.map { ": " + Self.describe($0) } ?? ""
-        return "\"\(path)\": \(message)\(cause)"
+        ErrorChain.sentence("\"\(path)\": \(message)", cause: underlying)
     }
 
     public var errorDescription: String? { description }
 
-    /// A sentence for `error`: its own description for this library's
-    /// errors (a `FileWrapper` method's `CocoaError` is one: it carries a
-    /// `FileWrapperError`), the code and reason for Foundation's.
-    static func describe(_ error: any Error) -> String {
-        if let detail = (error as? CocoaError)?.fileWrapperError {
-            return detail.description
-        }
-        if let error = error as? CocoaError {
-            let reason = [NSLocalizedFailureReasonErrorKey, NSDebugDescriptionErrorKey, NSLocalizedDescriptionKey]
-                .lazy.compactMap { error.userInfo[$0] as? String }.first
-            let name = cocoaNames[error.code] ?? "CocoaError code \(error.code.rawValue)"
-            return reason.map { "\($0) (\(name))" } ?? name
-        }
-        if let error = error as? any LocalizedError, let description = error.errorDescription {
-            return description
-        }
-        return String(describing: error)
-    }
-
-    private static let cocoaNames: [CocoaError.Code: String] = [
-        .fileReadCorruptFile: "the contents are corrupt or not in the document's format (CocoaError.fileReadCorruptFile)",
-        .fileReadUnknown: "CocoaError.fileReadUnknown",
-        .fileReadNoSuchFile: "a file is missing (CocoaError.fileReadNoSuchFile)",
-        .fileReadInapplicableStringEncoding: "the text is not in the expected encoding (CocoaError.fileReadInapplicableStringEncoding)",
-        .fileWriteUnknown: "CocoaError.fileWriteUnknown",
-        .fileWriteInapplicableStringEncoding: "the text cannot be written in the expected encoding (CocoaError.fileWriteInapplicableStringEncoding)",
-        .coderReadCorrupt: "the data is corrupt (CocoaError.coderReadCorrupt)",
-        .coderValueNotFound: "a value is missing (CocoaError.coderValueNotFound)",
-    ]
+    public var paths: [String] { [path] }
+    /// The call that failed under this error, where one did.
+    public var systemCall: String? { firstSystemCall()?.name }
+    public var errno: Errno? { firstSystemCall()?.errno }
 }

@@ -14,25 +14,33 @@ import SystemPackage
 /// `catch CocoaError.fileReadNoSuchFile` and `catch let error as CocoaError`
 /// work as on Apple's systems; `CocoaError.fileWrapperError`
 /// gives it back.
-public struct FileWrapperError: Error, Sendable, Hashable {
-    /// What kind of failure this is.
-    public enum Code: Sendable, Hashable {
-        case noSuchFile
-        case permissionDenied
-        case notADirectory
-        case fileExists
-        case outOfSpace
-        case readOnlyFileSystem
-        case nameTooLong
+public struct FileWrapperError: FileWrapperKitError, Sendable, Hashable {
+    /// What kind of failure this is: a value that later versions may add
+    /// to, so a `switch` over it needs a `default`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The code's name, as the static property that holds it.
+        public let description: String
+
+        private init(_ name: String) {
+            description = name
+        }
+
+        public static let noSuchFile = Code("noSuchFile")
+        public static let permissionDenied = Code("permissionDenied")
+        public static let notADirectory = Code("notADirectory")
+        public static let fileExists = Code("fileExists")
+        public static let outOfSpace = Code("outOfSpace")
+        public static let readOnlyFileSystem = Code("readOnlyFileSystem")
+        public static let nameTooLong = Code("nameTooLong")
         /// A name that Swift cannot hold as a `String` key, or that a file system cannot hold.
-        case invalidName
+        public static let invalidName = Code("invalidName")
         /// Two names in one directory that Swift's `String` treats as the same key.
-        case duplicateName
+        public static let duplicateName = Code("duplicateName")
         /// A lazily read file is no longer the file that was read.
-        case changedOnDisk
+        public static let changedOnDisk = Code("changedOnDisk")
         /// A device node, FIFO or socket, which a file wrapper cannot represent.
-        case unsupportedFileType
-        case ioError
+        public static let unsupportedFileType = Code("unsupportedFileType")
+        public static let ioError = Code("ioError")
     }
 
     public var code: Code
@@ -46,10 +54,22 @@ public struct FileWrapperError: Error, Sendable, Hashable {
     public var errno: Errno?
     /// What happened, when a system call and errno do not tell it.
     public var detail: String?
+    /// The error this one was made from, if any (not compared by `==`).
+    public var underlying: (any Error)?
 
+    /// Makes an error.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of failure this is.
+    ///   - path: The path it is about, escaped for display where needed.
+    ///   - otherPath: A second path, for a failure about two entries.
+    ///   - systemCall: The system call that failed.
+    ///   - errno: The `errno` that call gave.
+    ///   - detail: What happened, when the call and errno do not tell it.
+    ///   - underlying: The error this one was made from.
     public init(
         _ code: Code, path: String, otherPath: String? = nil,
-        systemCall: String? = nil, errno: Errno? = nil, detail: String? = nil
+        systemCall: String? = nil, errno: Errno? = nil, detail: String? = nil, underlying: (any Error)? = nil
     ) {
         self.code = code
         self.path = path
@@ -57,7 +77,32 @@ public struct FileWrapperError: Error, Sendable, Hashable {
         self.systemCall = systemCall
         self.errno = errno
         self.detail = detail
+        self.underlying = underlying
     }
+
+    /// The paths, then the call, its errno and the detail: the cause is not compared.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        (lhs.code, lhs.path, lhs.otherPath, lhs.systemCall, lhs.errno, lhs.detail)
+            == (rhs.code, rhs.path, rhs.otherPath, rhs.systemCall, rhs.errno, rhs.detail)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(path)
+        hasher.combine(otherPath)
+        hasher.combine(systemCall)
+        hasher.combine(errno)
+        hasher.combine(detail)
+    }
+
+    /// The failed call, the detail and the errno, without the paths.
+    public var message: String {
+        var text = [systemCall.map { "\($0) failed" }, detail].compactMap { $0 }.joined(separator: ": ")
+        if let errno { text += (text.isEmpty ? "" : ": ") + "\(errno.description) (\(Self.symbol(for: errno)))" }
+        return text.isEmpty ? code.description : text
+    }
+
+    public var paths: [String] { [path] + (otherPath.map { [$0] } ?? []) }
 
     /// An error for a failed system call, its code chosen from the errno.
     init(systemCall: SystemCall, path: String, errno: Errno) {
@@ -96,7 +141,7 @@ extension FileWrapperError: CustomStringConvertible {
         if let errno {
             text += ": \(errno.description) (\(Self.symbol(for: errno)))"
         }
-        return text
+        return ErrorChain.sentence(text, cause: underlying)
     }
 
     /// The `errno` macro's name (`EACCES`): a stable code for programs.
@@ -140,8 +185,7 @@ extension FileWrapperError: CustomNSError {
         case .outOfSpace: .fileWriteOutOfSpace
         case .readOnlyFileSystem: .fileWriteVolumeReadOnly
         case .invalidName, .nameTooLong, .duplicateName: reading ? .fileReadInvalidFileName : .fileWriteInvalidFileName
-        case .changedOnDisk, .notADirectory, .unsupportedFileType, .ioError:
-            reading ? .fileReadUnknown : .fileWriteUnknown
+        default: reading ? .fileReadUnknown : .fileWriteUnknown
         }
         return code.rawValue
     }

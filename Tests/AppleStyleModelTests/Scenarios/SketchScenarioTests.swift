@@ -40,6 +40,6 @@ import TestSupport
             _ = try await DocumentController<SketchDocument>(contentsOf: url, contentType: .sketch)
         }
         #expect(error?.code == .documentRefused)
-        #expect((error?.underlyingError as? CocoaError)?.code == .fileReadCorruptFile)
+        #expect((error?.underlying as? CocoaError)?.code == .fileReadCorruptFile)
     }
 }
