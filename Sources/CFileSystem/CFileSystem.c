@@ -52,6 +52,11 @@ int cfs_byte_is_locked(int fd, off_t offset) {
     return lock.l_type != F_UNLCK;
 }
 
+int cfs_lock_file(int fd, int exclusive, int wait) {
+    struct flock lock = { .l_type = exclusive ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+    return fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock);
+}
+
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size) { return llistxattr(path, list, size); }
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size) {
     return lgetxattr(path, name, value, size);

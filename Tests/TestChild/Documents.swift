@@ -4,13 +4,20 @@ import Foundation
 /// `save-document SOURCE DOCUMENT`: opens DOCUMENT with a DocumentController
 /// (a package, or a zip container when its name ends in `.zip`), makes its
 /// files those of the bundle SOURCE, and saves it in place, as an app saves
-/// an edited document: incrementally, the unchanged files linked.
+/// an edited document: incrementally, the unchanged files linked. With
+/// `--pause-before-saving`, says `opened` on standard output once it has
+/// opened the document, and saves when a line comes on standard input, so
+/// that a test can change the document in between.
 func saveDocument(_ arguments: [String], _ flags: Set<String>) async throws {
     let url = URL(fileURLWithPath: arguments[1])
     let type = url.pathExtension == "zip" ? FilesDocument.container : FilesDocument.package
     let files = try FilesDocument.files(of: FileWrapper(url: URL(fileURLWithPath: arguments[0])))
     let controller = try await DocumentController<FilesDocument>(contentsOf: url, contentType: type)
     await controller.update { $0.files = files }
+    if flags.contains("--pause-before-saving") {
+        FileHandle.standardOutput.write(Data("opened\n".utf8))
+        _ = readLine()
+    }
     try await controller.save()
 }
 

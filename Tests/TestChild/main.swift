@@ -17,14 +17,20 @@
 //                                                  a line of JSON before and after each step (ReadEach.swift)
 //   fwk-test-child edit-zip ZIP MEMBER SOURCE      make MEMBER of ZIP hold the file SOURCE's bytes (ZipArchiveEditor), the
 //                                                  other members copied as stored
-//   fwk-test-child save-document SOURCE DOCUMENT  open DOCUMENT (a package, or a zip container if it ends in .zip)
-//                                                  with DocumentController, make its files SOURCE's, save it in place
+//   fwk-test-child save-document SOURCE DOCUMENT [--pause-before-saving]
+//                                                  open DOCUMENT (a package, or a zip container if it ends in .zip)
+//                                                  with DocumentController, make its files SOURCE's, save it in place;
+//                                                  with --pause-before-saving, print "opened" and wait for a line of input first
 //   fwk-test-child save-while-threads-block DOCUMENT
 //                                                  save a new text document as DOCUMENT while a task per core blocks
+//   fwk-test-child append-lines DOCUMENT WRITER EDITS [--controllers=N]
+//                                                  append EDITS lines to the shared lines document DOCUMENT, one a save,
+//                                                  with N controllers; a refused save met by revert (SharedLines.swift)
 //
 // With --fault=CALL:N:WHAT, the N-th call of CALL through the library's
 // system-call funnel fails with WHAT (an errno name such as ENOSPC, EIO,
-// EINTR) or, with WHAT = kill, the process is killed there (FaultInjection).
+// EINTR) or, with WHAT = kill, the process is killed there (FaultInjection);
+// with --fault=CALL:N+:WHAT, the N-th call and every one after.
 //
 // With --close-creation-gate-after=SECONDS, a thread closes the process's
 // CreationGate that many seconds after the command starts, as wrapinspect's
@@ -48,8 +54,9 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "read-archive": (2, "read-archive entries|manifest|tree ARCHIVE", readArchive),
     "read-each": (2, "read-each LIST AREA [--stored] [--seconds=N]", readEach),
     "edit-zip": (3, "edit-zip ZIP MEMBER SOURCE [--deferred]", editZip),
-    "save-document": (2, "save-document SOURCE DOCUMENT", saveDocument),
+    "save-document": (2, "save-document SOURCE DOCUMENT [--pause-before-saving]", saveDocument),
     "save-while-threads-block": (1, "save-while-threads-block DOCUMENT", saveWhileThreadsBlock),
+    "append-lines": (3, "append-lines DOCUMENT WRITER EDITS [--controllers=N]", appendLines),
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())

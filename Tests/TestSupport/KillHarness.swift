@@ -117,7 +117,7 @@ public enum KillHarness {
     /// A pipe whose ends are closed in every program the test process runs
     /// (`FD_CLOEXEC`), so that a child that another test starts meanwhile
     /// does not hold it open. (Swift's Glibc module has no `pipe2`.)
-    private static func pipe() throws -> (read: CInt, write: CInt) {
+    public static func pipe() throws -> (read: CInt, write: CInt) {
         var fds: [CInt] = [0, 0]
         guard Glibc.pipe(&fds) == 0 else { throw Failure("pipe: \(String(cString: strerror(errno)))") }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -213,7 +213,8 @@ extension KillHarness {
 /// What is around a target: the other names in its directory and the
 /// status of everything below them. An operation on the target must change
 /// nothing of it; it may leave temporaries of its own
-/// (`.<target>.fwk-save-<pid>-...`) only when killed, and the next run that
+/// (`.<target>.fwk-save-<pid>-...`) and the document's lock file
+/// (`.<target>.fwk-lock`) only when killed, and the next run that
 /// finishes removes them.
 public struct Surroundings {
     public let target: URL
@@ -231,7 +232,8 @@ public struct Surroundings {
 
     /// Throws unless the directory holds the siblings, unchanged, the
     /// target or nothing in its place, and beside them only temporaries of
-    /// the target made by the processes `pids`.
+    /// the target made by the processes `pids` (and, when there are such,
+    /// the lock file one of them held).
     public func check(leftoversOf pids: Set<pid_t>) throws {
         let parent = target.deletingLastPathComponent()
         let temporary = "." + target.lastPathComponent + ".fwk-save-"
@@ -241,6 +243,8 @@ public struct Surroundings {
                     throw KillHarness.Failure("\(name), beside the target, changed")
                 }
             } else if name.hasPrefix(temporary), let pid = pid_t(name.dropFirst(temporary.count).prefix { $0 != "-" }), pids.contains(pid) {
+                continue
+            } else if name == "." + target.lastPathComponent + ".fwk-lock", !pids.isEmpty {
                 continue
             } else {
                 throw KillHarness.Failure("\(name) appeared beside the target (temporaries allowed from \(pids.sorted()))")

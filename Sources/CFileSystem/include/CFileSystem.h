@@ -51,6 +51,14 @@ int cfs_lock_byte(int fd, off_t offset);
 /// none does, -1 with errno set when the file system cannot tell.
 int cfs_byte_is_locked(int fd, off_t offset);
 
+/// fcntl(2) F_OFD_SETLKW (`wait` nonzero) or F_OFD_SETLK: a lock on the
+/// whole of `fd`, a write lock when `exclusive` is nonzero (`fd` open for
+/// writing), else a read lock; converts a lock this open file description
+/// already holds. Held by the open file description until its last
+/// descriptor is closed, so the kernel drops it when its holder dies.
+/// Without `wait`, fails with EAGAIN when another holder is in the way.
+int cfs_lock_file(int fd, int exclusive, int wait);
+
 /// The xattr family on a path that is not followed if it is a symlink.
 ssize_t cfs_llistxattr(const char *path, char *list, size_t size);
 ssize_t cfs_lgetxattr(const char *path, const char *name, void *value, size_t size);

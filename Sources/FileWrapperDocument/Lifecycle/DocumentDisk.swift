@@ -8,9 +8,10 @@ import Glibc
 /// controller, so neither the caller nor edits wait for it, and outside
 /// Swift's cooperative pool (see ``onBackgroundThread(_:)``).
 enum DocumentDisk {
-    /// Reads `url` as `type` and makes the document from it. The stamp is
-    /// taken first, so a change made while reading shows as a conflict at
-    /// the next save rather than going unnoticed.
+    /// Reads `url` as `type` and makes the document from it, holding the
+    /// document's shared lock (``DocumentLock``): the stamp, the tree and
+    /// what the document's own reader reads are of one version, which no
+    /// save replaces meanwhile.
     static func open<Document>(
         _ url: URL, as type: UTType, with serialization: DocumentSerialization<Document>
     ) async throws -> (document: Document, revision: DiskRevision) {
@@ -20,20 +21,24 @@ enum DocumentDisk {
     private static func read<Document>(
         _ url: URL, as type: UTType, with serialization: DocumentSerialization<Document>
     ) throws -> (document: Document, revision: DiskRevision) {
-        let stamp = DiskStamp(of: url)
-        let file = try DocumentStorage(type).read(url, as: type)
-        let document: Document
-        do {
-            document = try serialization.read(FileDocumentReadConfiguration(contentType: type, file: file))
-        } catch {
-            throw DocumentError(.documentRefused, url: url, "cannot be opened as \(type.identifier): the document refused its contents", underlying: error)
+        try DocumentLock.holding(.shared, of: url) { _ in
+            let stamp = DiskStamp(of: url)
+            let file = try DocumentStorage(type).read(url, as: type)
+            let document: Document
+            do {
+                document = try serialization.read(FileDocumentReadConfiguration(contentType: type, file: file))
+            } catch {
+                throw DocumentError(.documentRefused, url: url, "cannot be opened as \(type.identifier): the document refused its contents", underlying: error)
+            }
+            return (document, DiskRevision(file: file, stamp: stamp))
         }
-        return (document, DiskRevision(file: file, stamp: stamp))
     }
 
     /// Serializes `pending` and writes it to `url` as `type`, atomically.
     /// With `expected`, refuses to write unless what is at `url` still has
-    /// that stamp (checked after serializing, just before writing).
+    /// that stamp. The check, the swap and the new stamp are made holding
+    /// the document's exclusive lock (``DocumentLock``, taken after
+    /// serializing), so no other save comes between them.
     static func save(
         _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool
     ) async throws -> DiskRevision {
@@ -54,16 +59,19 @@ enum DocumentDisk {
         if inPlace, wrapper.attributes.permissions == nil, let permissions = previous?.file.attributes.permissions {
             wrapper.attributes.permissions = permissions
         }
-        if let expected, DiskStamp(of: url) != expected {
-            throw DocumentError(.changedOnDisk, url: url,
-                                "changed on disk since it was opened or last saved (another program wrote it); it was not overwritten: revert to read it, or save with force to replace it")
+        return try DocumentLock.holding(.exclusive, of: url) { held in
+            if let expected, DiskStamp(of: url) != expected {
+                throw DocumentError(.changedOnDisk, url: url,
+                                    "changed on disk since it was opened or last saved (another program wrote it); it was not overwritten: revert to read it, or save with force to replace it" + held.ordering)
+            }
+            try DocumentStorage(type).write(wrapper, to: url, as: type, originalContentsURL: inPlace ? url : nil)
+            return DiskRevision(file: wrapper, stamp: DiskStamp(of: url))
         }
-        try DocumentStorage(type).write(wrapper, to: url, as: type, originalContentsURL: inPlace ? url : nil)
-        return DiskRevision(file: wrapper, stamp: DiskStamp(of: url))
     }
 
     /// Renames `url` to `newName` in its directory, never replacing what
-    /// has that name (`renameat2(RENAME_NOREPLACE)`), then points the
+    /// has that name (`renameat2(RENAME_NOREPLACE)`), holding the
+    /// document's exclusive lock so that no save or read is midway, then points the
     /// revision's lazily read files at the new place (a bundle's files, a
     /// zip container's members). Should that re-read fail, the files it
     /// could not find fail with their own error when read.
@@ -74,12 +82,14 @@ enum DocumentDisk {
     private static func move(_ url: URL, to newName: String, revision: DiskRevision?, storage: DocumentStorage) throws -> URL {
         let destination = url.deletingLastPathComponent().appendingPathComponent(newName)
         let parentPath = url.deletingLastPathComponent().path
-        do {
-            let parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
-            defer { Syscall.close(parent) }
-            try Replacement.move(url.lastPathComponent, toNew: newName, in: parent, parentPath: parentPath)
-        } catch {
-            throw DocumentError(.writeFailed, url: url, "cannot be renamed to \"\(newName)\"", underlying: error)
+        try DocumentLock.holding(.exclusive, of: url) { _ in
+            do {
+                let parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
+                defer { Syscall.close(parent) }
+                try Replacement.move(url.lastPathComponent, toNew: newName, in: parent, parentPath: parentPath)
+            } catch {
+                throw DocumentError(.writeFailed, url: url, "cannot be renamed to \"\(newName)\"", underlying: error)
+            }
         }
         if let file = revision?.file {
             if storage == .zipContainer {

@@ -20,30 +20,36 @@ package enum FaultInjection {
         case kill
     }
 
-    /// The `occurrence`-th call of `call` (counted from 1) does `action`.
+    /// The `occurrence`-th call of `call` (counted from 1) does `action`,
+    /// and with `repeating` every later one too: a file system that lacks
+    /// something (`fcntl` locks: `ENOLCK`) fails every call.
     package struct Plan: Sendable, Equatable {
         package var call: SystemCall
         package var occurrence: Int
         package var action: Action
+        package var repeating: Bool
 
-        package init(call: SystemCall, occurrence: Int, action: Action) {
+        package init(call: SystemCall, occurrence: Int, action: Action, repeating: Bool = false) {
             self.call = call
             self.occurrence = occurrence
             self.action = action
+            self.repeating = repeating
         }
 
-        /// `CALL:N:WHAT`, WHAT an errno name (`ENOSPC`, `EIO`, `EINTR`,
-        /// `EACCES`, `EROFS`) or `kill`; nil when it does not parse.
+        /// `CALL:N:WHAT`, or `CALL:N+:WHAT` for the N-th call and every one
+        /// after; WHAT an errno name (`ENOSPC`, `EIO`, `EINTR`, `EACCES`,
+        /// `EROFS`, `ENOLCK`) or `kill`; nil when it does not parse.
         package init?(_ text: String) {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            let repeating = parts.count == 3 && parts[1].hasSuffix("+")
             guard parts.count == 3, let call = SystemCall(rawValue: String(parts[0])),
-                  let occurrence = Int(parts[1]), occurrence >= 1
+                  let occurrence = Int(repeating ? parts[1].dropLast() : parts[1]), occurrence >= 1
             else { return nil }
-            let errnos: [Substring: CInt] = ["ENOSPC": ENOSPC, "EIO": EIO, "EINTR": EINTR, "EACCES": EACCES, "EROFS": EROFS]
+            let errnos: [Substring: CInt] = ["ENOSPC": ENOSPC, "EIO": EIO, "EINTR": EINTR, "EACCES": EACCES, "EROFS": EROFS, "ENOLCK": ENOLCK]
             if parts[2] == "kill" {
-                self.init(call: call, occurrence: occurrence, action: .kill)
+                self.init(call: call, occurrence: occurrence, action: .kill, repeating: repeating)
             } else if let code = errnos[parts[2]] {
-                self.init(call: call, occurrence: occurrence, action: .fail(code))
+                self.init(call: call, occurrence: occurrence, action: .fail(code), repeating: repeating)
             } else {
                 return nil
             }
@@ -101,7 +107,7 @@ package enum FaultInjection {
         let action: Action? = state.withLock { state in
             guard let plan = state.plan, plan.call == call else { return nil }
             state.seen += 1
-            return state.seen == plan.occurrence ? plan.action : nil
+            return state.seen == plan.occurrence || plan.repeating && state.seen > plan.occurrence ? plan.action : nil
         }
         switch action {
         case .fail(let code)?: return code

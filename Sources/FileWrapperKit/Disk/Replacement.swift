@@ -113,8 +113,10 @@ package enum Replacement {
         return aside
     }
 
-    /// `name` cut at a character boundary to at most 100 bytes.
-    private static func prefix(of name: String) -> String {
+    /// `name` cut at a character boundary to at most 100 bytes: what the
+    /// names made beside it (temporaries, a document's lock file) start
+    /// with, so that they fit `NAME_MAX`.
+    package static func prefix(of name: String) -> String {
         var result = ""
         var length = 0
         for scalar in name.unicodeScalars {

@@ -226,6 +226,33 @@ package enum Syscall {
         try retrying(.renameat2, path) { cfs_renameat2(directory, name, directory, newName, flags) }
     }
 
+    /// Opens the lock file `name` in `directory` for reading and writing,
+    /// making it (mode 0666 less the umask) if it is not there; with
+    /// `readOnly`, opens it only for reading, and only if it is there.
+    /// Never through a symlink (`O_NOFOLLOW`); `O_CLOEXEC` is added.
+    package static func openLockFile(_ name: String, in directory: CInt, readOnly: Bool, path: Path) throws(FileWrapperError) -> CInt {
+        let flags = readOnly ? O_RDONLY | O_NOFOLLOW : O_RDWR | O_CREAT | O_NOFOLLOW
+        return try retrying(.openatLock, path) { Glibc.openat(directory, name, flags | O_CLOEXEC, 0o666) }
+    }
+
+    /// Locks the whole file `fd` for its open file description
+    /// (`fcntl(F_OFD_SETLKW)`, or `F_OFD_SETLK` without `waiting`): a write
+    /// lock when `exclusive`, else a read lock. Returns false when, not
+    /// waiting, another holder is in the way (`EAGAIN`). Two descriptors
+    /// opened separately are two holders, in one process or two; the kernel
+    /// drops the lock when the last descriptor of its description closes,
+    /// its process killed included.
+    package static func lock(_ fd: CInt, exclusive: Bool, waiting: Bool, path: Path) throws(FileWrapperError) -> Bool {
+        while true {
+            if invoke(.ofdLock, { cfs_lock_file(fd, exclusive ? 1 : 0, waiting ? 1 : 0) }) == 0 { return true }
+            switch Glibc.errno {
+            case EINTR: continue
+            case EAGAIN where !waiting, EACCES where !waiting: return false
+            case let code: throw FileWrapperError(systemCall: .ofdLock, path: path(), errno: Errno(rawValue: code))
+            }
+        }
+    }
+
     /// A new pipe (`pipe(2)`, both ends marked close-on-exec with
     /// `fcntl`; Swift does not import `pipe2`): its read end and its write end.
     package static func pipe(path: Path) throws(FileWrapperError) -> (read: CInt, write: CInt) {

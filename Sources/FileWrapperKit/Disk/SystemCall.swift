@@ -5,11 +5,16 @@ package enum SystemCall: String, Sendable, CaseIterable {
     /// `openat` with `O_CREAT`: it makes a file.
     case openatCreate = "openat(create)"
     case openat2
+    /// `openat` of a lock file, made if need be: a call of its own, so
+    /// that a fault planned for the files a writer makes does not count it.
+    case openatLock = "openat(lock)"
     case fstat, fstatat, lstat, readlinkat, lseek, fstatfs
     case fdopendir, readdir
     case read, pread
     case listxattr, getxattr
     case dup, close, fcntl, pipe
+    /// `fcntl` taking an open file description lock on a whole file.
+    case ofdLock = "fcntl(F_OFD_SETLKW)"
     case schedGetaffinity = "sched_getaffinity"
     case mkdirat, symlinkat, linkat, unlinkat
     case renameat, renameat2
@@ -24,9 +29,9 @@ package enum SystemCall: String, Sendable, CaseIterable {
     package var changesFiles: Bool {
         switch self {
         case .open, .openat, .openat2, .fstat, .fstatat, .lstat, .readlinkat, .lseek, .fstatfs, .fdopendir, .readdir, .read, .pread,
-             .listxattr, .getxattr, .dup, .close, .fcntl, .pipe, .schedGetaffinity:
+             .listxattr, .getxattr, .dup, .close, .fcntl, .ofdLock, .pipe, .schedGetaffinity:
             false
-        case .openatCreate, .mkdirat, .symlinkat, .linkat, .unlinkat, .renameat, .renameat2, .write, .copyFileRange,
+        case .openatCreate, .openatLock, .mkdirat, .symlinkat, .linkat, .unlinkat, .renameat, .renameat2, .write, .copyFileRange,
              .fchmod, .fchmodat, .fchown, .fchownat, .futimens, .utimensat, .fsetxattr, .fsync, .syncfs,
              .syncFileRange:
             true
