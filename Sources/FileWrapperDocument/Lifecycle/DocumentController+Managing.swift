@@ -29,19 +29,25 @@ extension DocumentController {
         }
     }
 
-    /// Saves unsaved changes (for a document with a file that can be
-    /// saved), then closes the document: every later operation is refused,
-    /// and ``undoManager`` forgets what could be undone or redone, as
+    /// Closes the document: every later operation that uses its file, and
+    /// ``updateChangeCount(_:)``, is refused with
+    /// ``DocumentError/Code/closed`` (``update(_:)`` edits it in memory
+    /// only), and ``undoManager`` forgets what could be undone or redone, as
     /// `NSDocument` clears its undo manager when it closes. That also frees
     /// the actions that hold the undo manager (an Apple-style model's undo
     /// handler captures it), which would otherwise keep it and its document
-    /// alive. If that save fails, the document stays open, with its undo,
-    /// and the error is thrown. A new document that was never saved is
-    /// closed with its changes dropped.
-    public func close() async throws {
+    /// alive.
+    ///
+    /// With `saving` (the default), unsaved changes are saved first (for a
+    /// document with a file that can be saved); if that save fails, the
+    /// document stays open, with its undo, and the error is thrown. A new
+    /// document that was never saved is closed with its changes dropped.
+    /// Without `saving`, unsaved changes are dropped and the file is left
+    /// as it is.
+    public func close(saving: Bool = true) async throws {
         try await exclusively {
             guard !isClosed else { return }
-            if isEditable, let fileURL, hasUnsavedChanges {
+            if saving, isEditable, let fileURL, hasUnsavedChanges {
                 try await write(to: fileURL, as: contentType, movingDocument: true, force: false)
             }
             isClosed = true
@@ -49,4 +55,33 @@ extension DocumentController {
             await undoManager.removeAllActions()
         }
     }
+
+    /// Counts a change that ``undoManager`` did not record, as
+    /// `UIDocument.updateChangeCount(_:)` does: for a reference document
+    /// changed without registering undo, whose change would otherwise go
+    /// unsaved by ``autosave()`` and ``close(saving:)``.
+    /// Throws ``DocumentError/Code/closed`` once the document is closed.
+    public func updateChangeCount(_ change: DocumentChangeKind) throws {
+        try checkOpen()
+        switch change {
+        case .done: changes.done()
+        case .undone: changes.undone()
+        case .redone: changes.redone()
+        case .cleared: changes.saved(changes.current)
+        }
+    }
+}
+
+/// A change ``DocumentController/updateChangeCount(_:)`` counts, as
+/// `UIDocument.ChangeKind` names them.
+public enum DocumentChangeKind: Sendable, Hashable {
+    /// A change was made: the document has unsaved changes.
+    case done
+    /// The last change done was undone: back at the saved version, the
+    /// document has none.
+    case undone
+    /// The change undone last was redone.
+    case redone
+    /// The document as it is now counts as saved.
+    case cleared
 }

@@ -41,7 +41,7 @@ public actor DocumentController<Document: Sendable> {
     /// and undoable changes, undos and redos through ``undoManager``);
     /// never decreases.
     public var changeCount: Int { changes.count }
-    /// Whether ``close()`` was called.
+    /// Whether ``close(saving:)`` was called.
     public internal(set) var isClosed = false
 
     /// Whether the document differs from the version last read or saved:
@@ -91,14 +91,14 @@ public actor DocumentController<Document: Sendable> {
     /// document is edited on a copy, so an edit that throws changes nothing,
     /// and its undo (putting the value before back) is registered with
     /// ``undoManager``, as SwiftUI registers it for a `FileDocument`.
-    /// Editing a closed document is a programmer error.
+    /// A closed document is edited in memory only: every operation that
+    /// would write it throws ``DocumentError/Code/closed``.
     ///
     /// `edit` is `sending`: main-actor code (an app's, or top-level code)
     /// passes a closure such as `{ $0.title = "Trip" }` as it is; one that
     /// captures main-actor state copies what it needs into a local first.
     @discardableResult
     public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) rethrows -> Result {
-        precondition(!isClosed, "a closed document was edited")
         let original = document
         var edited = original
         let result = try edit(&edited)
