@@ -51,7 +51,9 @@ enum DocumentLock {
         do {
             parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
         } catch {
-            guard mode == .shared else { throw refusal(url, mode, error) }
+            guard mode == .shared else {
+                throw DocumentError(.writeFailed, url: url, "cannot be saved: its folder cannot be opened", underlying: error)
+            }
             // Nothing to read either: let the reader say so.
             return try body(Held(unlockedBecause: "its folder cannot be opened"))
         }
