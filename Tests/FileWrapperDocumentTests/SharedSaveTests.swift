@@ -98,6 +98,24 @@ import TestSupport
         #expect(try Disk.names(in: directory.url) == ["Shared.lines"])
     }
 
+    /// The lock file, while held, is beside the document, writable by
+    /// every user whatever the umask (the test process's takes group and
+    /// other write away; another user who may save the document must
+    /// open it for writing), and gone when let go.
+    @Test func theLockFileIsBesideTheDocumentForAnyUserWhileHeld() throws {
+        let directory = try TemporaryDirectory()
+        let document = try Self.newDocument("Held.lines", in: directory)
+        let lockFile = directory.appending(".Held.lines.fwk-lock")
+        var mode: mode_t?
+        var error: NSError?
+        NSFileCoordinator(filePresenter: nil).coordinate(writingItemAt: document, error: &error) { _ in
+            mode = Disk.status(lockFile).st_mode & 0o7777
+        }
+        #expect(error == nil)
+        #expect(mode == 0o666)
+        #expect(try Disk.names(in: directory.url) == ["Held.lines"])
+    }
+
     /// Appends `line` to the lines package at `url` as a program that
     /// writes it in place would: each file rewritten in turn, with pauses
     /// between, so that an uncoordinated reader would find a mix.

@@ -227,12 +227,35 @@ package enum Syscall {
     }
 
     /// Opens the lock file `name` in `directory` for reading and writing,
-    /// making it (mode 0666 less the umask) if it is not there; with
-    /// `readOnly`, opens it only for reading, and only if it is there.
-    /// Never through a symlink (`O_NOFOLLOW`); `O_CLOEXEC` is added.
+    /// making it if it is not there; with `readOnly`, opens it only for
+    /// reading, and only if it is there. Never through a symlink
+    /// (`O_NOFOLLOW`); `O_CLOEXEC` is added.
+    ///
+    /// A lock file this call makes gets mode 0666 whatever the umask
+    /// (`fchmod`, best effort): a user who may write the folder may save
+    /// the document, and must be able to open for writing the lock file
+    /// another user made. Its contents are never read.
     package static func openLockFile(_ name: String, in directory: CInt, readOnly: Bool, path: Path) throws(FileWrapperError) -> CInt {
-        let flags = readOnly ? O_RDONLY | O_NOFOLLOW : O_RDWR | O_CREAT | O_NOFOLLOW
-        return try retrying(.openatLock, path) { Glibc.openat(directory, name, flags | O_CLOEXEC, 0o666) }
+        let flags = O_NOFOLLOW | O_CLOEXEC
+        if readOnly { return try retrying(.openatLock, path) { Glibc.openat(directory, name, flags | O_RDONLY) } }
+        while true {
+            let made = invoke(.openatLock) { Glibc.openat(directory, name, flags | O_RDWR | O_CREAT | O_EXCL, 0o666) }
+            if made >= 0 {
+                _ = invoke(.fchmod) { Glibc.fchmod(made, 0o666) }
+                return made
+            }
+            switch Glibc.errno {
+            case EINTR: continue
+            case EEXIST: break
+            case let code: throw FileWrapperError(systemCall: .openatLock, path: path(), errno: Errno(rawValue: code))
+            }
+            let opened = invoke(.openatLock) { Glibc.openat(directory, name, flags | O_RDWR) }
+            if opened >= 0 { return opened }
+            // Removed by its last user in between: make it again.
+            guard Glibc.errno == ENOENT || Glibc.errno == EINTR else {
+                throw FileWrapperError(systemCall: .openatLock, path: path(), errno: Errno(rawValue: Glibc.errno))
+            }
+        }
     }
 
     /// Locks the whole file `fd` for its open file description
