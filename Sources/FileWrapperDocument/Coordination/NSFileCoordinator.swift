@@ -49,8 +49,8 @@ open class NSFileCoordinator: NSObject {
 
     /// The presenter whose own changes this coordinator makes, which the
     /// events of changes (a later addition, issue 37 item 2) are not to
-    /// reach.
-    public let filePresenter: (any NSFilePresenter)?
+    /// reach. Not public: Foundation's coordinator does not show it.
+    let filePresenter: (any NSFilePresenter)?
 
     public init(filePresenter: (any NSFilePresenter)?) {
         self.filePresenter = filePresenter
