@@ -21,6 +21,12 @@ import Foundation
 /// version whole. A save over a file that another program changed since it
 /// was read or last saved is refused unless forced.
 ///
+/// Saves and reads of one document take turns with every other
+/// controller's and every other process's, and with `NSFileCoordinator`'s
+/// coordinated access (`DocumentLock`, docs/coordination.md): a save
+/// replaces the version it was based on or is refused, never lands over
+/// another's unseen, and an open or revert reads one whole version.
+///
 /// The controller is an actor: edits and the capture of what a save writes
 /// (a value's copy, a reference document's snapshot) take turns on it, so a
 /// snapshot never sees half an edit; reading, serializing and writing run
