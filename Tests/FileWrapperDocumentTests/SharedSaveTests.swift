@@ -116,6 +116,21 @@ import TestSupport
         #expect(try Disk.names(in: directory.url) == ["Held.lines"])
     }
 
+    /// A save whose folder is missing cannot take the lock there, and says
+    /// that the folder is what is wrong; nothing is made.
+    @Test func aSaveIntoAMissingFolderSaysSo() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.appending("Missing/New.txt")
+
+        let error = try await #require(throws: DocumentError.self) {
+            try await DocumentController(newDocument: TextDocument(text: "new")).save(to: url)
+        }
+
+        #expect(error.code == .writeFailed)
+        #expect(error.description.hasPrefix("\"\(url.path)\": cannot be saved: its folder cannot be opened: "), "\(error)")
+        #expect(try Disk.names(in: directory.url) == [])
+    }
+
     /// Appends `line` to the lines package at `url` as a program that
     /// writes it in place would: each file rewritten in turn, with pauses
     /// between, so that an uncoordinated reader would find a mix.
