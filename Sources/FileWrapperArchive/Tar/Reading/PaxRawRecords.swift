@@ -1,3 +1,5 @@
+import FileWrapperKit
+
 /// The pax records libarchive 3.6.2 reads wrongly, kept as the archive
 /// stores them: `path` and `linkpath`, which libarchive converts "from
 /// UTF-8" to Unicode NFC (an NFD name, as macOS writes them, comes back

@@ -1,3 +1,5 @@
+import FileWrapperKit
+
 /// Writes a POSIX pax tar, streaming: headers and small files are gathered
 /// into one buffer, large files' bytes pass straight on to the sink (for a
 /// .tar, the archive file; for a .tar.zst, the compressor), never copied.

@@ -1,12 +1,11 @@
-import FileWrapperKit
-
 /// The records of a pax extended header, `"LENGTH KEY=VALUE\n"`, where
 /// LENGTH counts the whole record, its own digits included: parsed from an
-/// archive's bytes (``PlainTarReader``, ``PaxRawRecords``) and written for
-/// ours (``TarHeader``), with the `mtime` record's decimal time, in one place.
-enum PaxRecord {
+/// archive's bytes (FileWrapperArchive's `PlainTarReader` and `PaxRawRecords`,
+/// and ``SerializedTar``) and written for ours (FileWrapperArchive's
+/// `TarHeader`), with the `mtime` record's decimal time, in one place.
+package enum PaxRecord {
     /// One record.
-    static func encoded(_ key: String, _ value: [UInt8]) -> [UInt8] {
+    package static func encoded(_ key: String, _ value: [UInt8]) -> [UInt8] {
         let rest = key.utf8.count + value.count + 3  // " ", "=", "\n"
         var length = rest + String(rest).count
         if String(length).count > String(rest).count { length += 1 }
@@ -17,7 +16,7 @@ enum PaxRecord {
     /// are well formed; `wellFormed` is false when one is not (a length
     /// that does not lead to a newline, a key missing or empty), and the
     /// records after it are not read.
-    static func parse(_ body: [UInt8]) -> (records: [(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>)], wellFormed: Bool) {
+    package static func parse(_ body: [UInt8]) -> (records: [(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>)], wellFormed: Bool) {
         var records: [(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>)] = []
         var rest = body[...]
         while !rest.isEmpty {
@@ -38,7 +37,7 @@ enum PaxRecord {
     /// before 1970 (-2 s and 500,000,000 ns) is `-1.5`, as GNU tar writes
     /// it and GNU tar, Python's tarfile and ``time(_:)`` read it.
     /// libarchive 3.6.2 writes `-2.5` and reads `-1.5` as -0.5 s.
-    static func text(_ time: FileTimestamp) -> String {
+    package static func text(_ time: FileTimestamp) -> String {
         guard time.nanoseconds != 0 else { return String(time.seconds) }
         let negative = time.seconds < 0
         var fraction = String(negative ? 1_000_000_000 - time.nanoseconds : time.nanoseconds)
@@ -51,7 +50,7 @@ enum PaxRecord {
     /// 999,999,999: a negative time's fraction counts back from its
     /// seconds (`-0.5` is -1 s + 500,000,000 ns); nine digits of the
     /// fraction kept, as libarchive keeps them. nil when malformed.
-    static func time(_ value: ArraySlice<UInt8>) -> (seconds: Int64, nanoseconds: Int32)? {
+    package static func time(_ value: ArraySlice<UInt8>) -> (seconds: Int64, nanoseconds: Int32)? {
         let negative = value.first == UInt8(ascii: "-")
         let digits = negative ? value.dropFirst() : value
         let dot = digits.firstIndex(of: UInt8(ascii: ".")) ?? digits.endIndex
@@ -73,7 +72,7 @@ enum PaxRecord {
 extension Int64 {
     /// Decimal digits only, without sign or spaces; nil on anything else
     /// or on overflow: the numbers of tar's extended records.
-    init?(decimal digits: ArraySlice<UInt8>) {
+    package init?(decimal digits: ArraySlice<UInt8>) {
         guard !digits.isEmpty else { return nil }
         var value: Int64 = 0
         for digit in digits {

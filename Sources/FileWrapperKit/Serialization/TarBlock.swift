@@ -1,71 +1,72 @@
-import FileWrapperKit
-
 /// One 512-byte tar header block as POSIX ustar and GNU tar lay it out: the
-/// fields' places, read in place from an archive's bytes (``PlainTarReader``,
-/// ``PaxRawRecords``) and written for ours (``TarHeader``), in one place.
-struct TarBlock {
+/// fields' places, read in place from an archive's bytes (FileWrapperArchive's
+/// `PlainTarReader` and `PaxRawRecords`, and ``SerializedTar``, the tar that
+/// `serializedRepresentation` wrote before it wrote Apple's format) and
+/// written for ours (FileWrapperArchive's `TarHeader`), in one place. Here,
+/// not in FileWrapperArchive, so that reading that old tar needs no libarchive.
+package struct TarBlock {
     /// Tar's unit: headers are one block, data is padded to whole blocks.
-    static let size = 512
+    package static let size = 512
 
     /// A field's place in the block.
-    struct Field {
-        let offset: Int
-        let width: Int
+    package struct Field {
+        package let offset: Int
+        package let width: Int
     }
 
-    static let name = Field(offset: 0, width: 100)
-    static let mode = Field(offset: 100, width: 8)
-    static let user = Field(offset: 108, width: 8)
-    static let group = Field(offset: 116, width: 8)
-    static let contentSize = Field(offset: 124, width: 12)
-    static let modified = Field(offset: 136, width: 12)
-    static let checksum = Field(offset: 148, width: 8)
-    static let typeOffset = 156
-    static let linkName = Field(offset: 157, width: 100)
+    package static let name = Field(offset: 0, width: 100)
+    package static let mode = Field(offset: 100, width: 8)
+    package static let user = Field(offset: 108, width: 8)
+    package static let group = Field(offset: 116, width: 8)
+    package static let contentSize = Field(offset: 124, width: 12)
+    package static let modified = Field(offset: 136, width: 12)
+    package static let checksum = Field(offset: 148, width: 8)
+    package static let typeOffset = 156
+    package static let linkName = Field(offset: 157, width: 100)
     /// The magic and version: `"ustar\0"` `"00"` (POSIX) or `"ustar  \0"` (GNU).
-    static let magic = Field(offset: 257, width: 8)
-    static let userName = Field(offset: 265, width: 32)
-    static let groupName = Field(offset: 297, width: 32)
-    static let deviceMajor = Field(offset: 329, width: 8)
-    static let deviceMinor = Field(offset: 337, width: 8)
+    package static let magic = Field(offset: 257, width: 8)
+    package static let userName = Field(offset: 265, width: 32)
+    package static let groupName = Field(offset: 297, width: 32)
+    package static let deviceMajor = Field(offset: 329, width: 8)
+    package static let deviceMinor = Field(offset: 337, width: 8)
     /// POSIX's prefix: the directories of a path whose name alone does not fit.
-    static let prefix = Field(offset: 345, width: 155)
+    package static let prefix = Field(offset: 345, width: 155)
     /// GNU tar's sparse and multi-volume fields, which overlap POSIX's prefix.
-    static let gnuExtensionOffsets = [386, 482, 483]
+    package static let gnuExtensionOffsets = [386, 482, 483]
 
     private static let posixMagic = Array("ustar\u{0}00".utf8)
     private static let gnuMagic = Array("ustar  \u{0}".utf8)
 
     /// The block's bytes, read in place.
-    let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
     /// The zero bytes that fill `size` bytes of data to whole blocks.
-    static func padding(after size: Int64) -> Int64 {
+    package static func padding(after size: Int64) -> Int64 {
         (Int64(Self.size) - size % Int64(Self.size)) % Int64(Self.size)
     }
 
     // MARK: - Reading
 
-    var type: UInt8 { bytes[Self.typeOffset] }
+    package var type: UInt8 { bytes[Self.typeOffset] }
 
-    var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
+    package var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
 
-    var isGNU: Bool { field(Self.magic).elementsEqual(Self.gnuMagic) }
-    var isPOSIX: Bool { field(Self.magic).elementsEqual(Self.posixMagic) }
+    package var isGNU: Bool { field(Self.magic).elementsEqual(Self.gnuMagic) }
+    package var isPOSIX: Bool { field(Self.magic).elementsEqual(Self.posixMagic) }
 
     /// Whether a GNU header uses its sparse or multi-volume fields, with
     /// which libarchive reads more than the header says.
-    var hasGNUExtensions: Bool { isGNU && Self.gnuExtensionOffsets.contains { bytes[$0] != 0 } }
+    package var hasGNUExtensions: Bool { isGNU && Self.gnuExtensionOffsets.contains { bytes[$0] != 0 } }
 
     /// Whether it has either magic and its checksum is the unsigned sum
     /// of its bytes, the checksum field counted as spaces. The field
     /// holds octal digits, spaces and NULs only (not base-256), as
     /// libarchive requires.
-    var isValid: Bool {
+    package var isValid: Bool {
         guard isGNU || isPOSIX,
               field(Self.checksum).allSatisfy({ $0 == 0 || $0 == UInt8(ascii: " ") || (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) }),
               let recorded = number(Self.checksum)
@@ -75,7 +76,7 @@ struct TarBlock {
 
     /// Whether libarchive takes a file that starts with this header for
     /// a tar: it does when the number fields are octal or base-256.
-    var isTarToLibarchive: Bool {
+    package var isTarToLibarchive: Bool {
         [Self.mode, Self.user, Self.group, Self.contentSize, Self.modified, Self.deviceMajor, Self.deviceMinor]
             .allSatisfy { number($0) != nil }
     }
@@ -85,7 +86,7 @@ struct TarBlock {
     }
 
     /// The field up to its first NUL.
-    func text(_ field: Field) -> ArraySlice<UInt8> {
+    package func text(_ field: Field) -> ArraySlice<UInt8> {
         Array(self.field(field).prefix { $0 != 0 })[...]
     }
 
@@ -93,7 +94,7 @@ struct TarBlock {
     /// or spaces; or, with its first byte 0x80, a positive base-256
     /// number (GNU tar's form for large values); nil when malformed or
     /// too large.
-    func number(_ field: Field) -> Int64? {
+    package func number(_ field: Field) -> Int64? {
         let bytes = self.field(field)
         if bytes.first == 0x80 {
             var value: Int64 = 0
@@ -118,7 +119,7 @@ struct TarBlock {
     /// A POSIX ustar block with these fields. Names are written as given
     /// (the caller fits them to their fields); a number too large for its
     /// octal field is clamped, for an extended record holds it.
-    static func encoded(
+    package static func encoded(
         name: (prefix: [UInt8], name: [UInt8]), mode: UInt16, owner: FileOwner, size: UInt64,
         modified: FileTimestamp, type: UInt8, linkName: [UInt8]
     ) -> [UInt8] {
@@ -150,7 +151,7 @@ struct TarBlock {
     }
 
     /// Whether `value` fits `field` in octal, or needs an extended record.
-    static func holds(_ value: UInt64, in field: Field) -> Bool {
+    package static func holds(_ value: UInt64, in field: Field) -> Bool {
         value <= maxOctal(width: field.width)
     }
 
