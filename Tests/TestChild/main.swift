@@ -26,6 +26,8 @@
 //   fwk-test-child append-lines DOCUMENT WRITER EDITS [--controllers=N]
 //                                                  append EDITS lines to the shared lines document DOCUMENT, one a save,
 //                                                  with N controllers; a refused save met by revert (SharedLines.swift)
+//   fwk-test-child read-serialized INPUTS          read each blob of INPUTS with FileWrapper(serializedRepresentation:),
+//                                                  a line for each: nil or the tree's hash (ReadSerialized.swift)
 //
 // With --fault=CALL:N:WHAT, the N-th call of CALL through the library's
 // system-call funnel fails with WHAT (an errno name such as ENOSPC, EIO,
@@ -57,6 +59,7 @@ let commands: [String: (arguments: Int, usage: String, run: (_ arguments: [Strin
     "save-document": (2, "save-document SOURCE DOCUMENT [--pause-before-saving]", saveDocument),
     "save-while-threads-block": (1, "save-while-threads-block DOCUMENT", saveWhileThreadsBlock),
     "append-lines": (3, "append-lines DOCUMENT WRITER EDITS [--controllers=N]", appendLines),
+    "read-serialized": (1, "read-serialized INPUTS", readSerialized),
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())

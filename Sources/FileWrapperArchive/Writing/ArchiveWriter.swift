@@ -84,23 +84,20 @@ public enum ArchiveWriter {
 
     /// Writes through `sink`; with `rootName`, the wrapper itself is the one
     /// top-level entry under that name instead of its children.
-    /// `undatedTime` is the time of an entry whose wrapper has no
-    /// modification date, instead of the time the archive is written.
     static func write(
-        _ wrapper: FileWrapper, rootName: String?, options: ArchiveWriteOptions, name: String, undatedTime: FileTimestamp? = nil,
+        _ wrapper: FileWrapper, rootName: String?, options: ArchiveWriteOptions, name: String,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let writer = try options.makeEntryWriter(name: name, sink: sink)
-        try writeEntries(of: wrapper, rootName: rootName, to: writer, options: options, undatedTime: undatedTime)
+        try writeEntries(of: wrapper, rootName: rootName, to: writer, options: options)
         try writer.close()
     }
 
     /// Walks the tree with an explicit stack and writes one entry per wrapper.
     private static func writeEntries(
-        of root: FileWrapper, rootName: String?, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions,
-        undatedTime: FileTimestamp? = nil
+        of root: FileWrapper, rootName: String?, to writer: any ArchiveEntryWriter, options: ArchiveWriteOptions
     ) throws {
-        let clock = EntryClock(options, undatedTime: undatedTime)
+        let clock = EntryClock(options)
         var pending: [(path: String, wrapper: FileWrapper)]
         if let rootName {
             pending = [(rootName, root)]
@@ -168,16 +165,15 @@ public enum ArchiveWriter {
 
 /// The modification time each entry gets: the wrapper's own, clamped to
 /// `SOURCE_DATE_EPOCH` for reproducible archives; for a wrapper without
-/// one, `undatedTime` when given, else `SOURCE_DATE_EPOCH` (reproducible)
-/// or the time the archive started.
+/// one, `SOURCE_DATE_EPOCH` (reproducible) or the time the archive started.
 struct EntryClock {
     private let epoch: FileTimestamp?
     private let fallback: FileTimestamp
 
-    init(_ options: ArchiveWriteOptions, undatedTime: FileTimestamp? = nil) {
+    init(_ options: ArchiveWriteOptions) {
         let sourceDate = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int64.init)
         epoch = options.reproducible ? sourceDate.map { FileTimestamp(seconds: $0) } : nil
-        fallback = undatedTime ?? (options.reproducible ? (epoch ?? FileTimestamp(seconds: 0)) : FileTimestamp(Date()))
+        fallback = options.reproducible ? (epoch ?? FileTimestamp(seconds: 0)) : FileTimestamp(Date())
     }
 
     func time(for date: FileTimestamp?) -> FileTimestamp {

@@ -188,10 +188,12 @@ struct WeakParent {
 }
 
 extension FileWrapper {
-    /// Takes `name` as filename and preferred filename without re-keying
-    /// parents: what reading from disk does.
-    func adoptName(_ name: String) {
+    /// Takes `name` as filename and `preferred` (by default `name`) as
+    /// preferred filename without re-keying parents: what reading from
+    /// disk does, and reading a serialized tree, whose keys may be unique
+    /// spellings of a preferred filename.
+    func adoptName(_ name: String?, preferred: String? = nil) {
         filename = name
-        storedPreferredFilename = name
+        storedPreferredFilename = preferred ?? name
     }
 }
