@@ -5,8 +5,9 @@
 #   Tools/run-fuzzers.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # SECONDS_PER_TARGET defaults to 60; TARGET is fuzz-archive, fuzz-plain-tar,
-# fuzz-manifest, fuzz-structured, fuzz-declarations, fuzz-tree-digest or
-# fuzz-unpack (default: all seven). Corpora grow in
+# fuzz-manifest, fuzz-structured, fuzz-declarations, fuzz-tree-digest,
+# fuzz-unpack or fuzz-flat-rtfd (default: all eight); only the targets
+# named are built. Corpora grow in
 # Tools/Fuzz/.build-fuzz/corpus/<target> across runs (kept out of git);
 # crash, timeout, leak and out-of-memory inputs go to the artifacts folder
 # printed at the start. Prints per target: runs, seconds, coverage, result.
@@ -16,7 +17,7 @@ set -euo pipefail
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-archive fuzz-plain-tar fuzz-manifest fuzz-structured fuzz-declarations fuzz-tree-digest fuzz-unpack)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-archive fuzz-plain-tar fuzz-manifest fuzz-structured fuzz-declarations fuzz-tree-digest fuzz-unpack fuzz-flat-rtfd)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/Tools/Fuzz"
@@ -30,11 +31,12 @@ shared="$root/../shared/corpus"
 # but no coverage, and libFuzzer would be blind to it. The combined flag last
 # on the command line gives Swift code both. -enable-testing lets
 # fuzz-plain-tar reach the library's internal reader.
-echo "building the fuzz targets (Tools/Fuzz, scratch $work)" >&2
-(cd "$fuzz" && swift build --scratch-path "$work" --sanitize fuzzer --sanitize address \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 | grep -v "Cannot export local symbol" >&2)
-bin=$(cd "$fuzz" && swift build --scratch-path "$work" --sanitize fuzzer --sanitize address \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --show-bin-path)
+build=(--scratch-path "$work" --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
+echo "building ${targets[*]} (Tools/Fuzz, scratch $work)" >&2
+for target in "${targets[@]}"; do
+    (cd "$fuzz" && swift build "${build[@]}" --product "$target" 2>&1 | grep -v "Cannot export local symbol" >&2)
+done
+bin=$(cd "$fuzz" && swift build "${build[@]}" --show-bin-path)
 
 # Manifests of the sample document and of two archives, in every format,
 # by wrapinspect built normally (a libFuzzer build has no main of its own).
@@ -71,6 +73,8 @@ seed() {
         fuzz-structured) python3 "$fuzz/structured-seeds.py" "$dir" ;;
         fuzz-declarations) find "$root/Fixtures/Documents" -type f ! -name README.md -exec cp -n {} "$dir/" \; ;;
         fuzz-tree-digest) ;;  # the input is an encoding of our own; libFuzzer starts from nothing
+        # Blobs in Apple's layout, written from the layout document.
+        fuzz-flat-rtfd) python3 "$fuzz/flat-rtfd-seeds.py" "$dir" ;;
         fuzz-unpack)
             # Programs in its own encoding (shapes, no attack), and the findings kept as fixtures.
             python3 "$fuzz/unpack-seeds.py" "$dir"

@@ -49,6 +49,12 @@ let package = Package(
                 .product(name: "FileWrapperKit", package: "FileWrapperKit"),
             ]
         ),
+        // Serialized file wrappers (Apple's flat RTFD, the legacy tar) read,
+        // and what reads serialized again to a fixed point.
+        .executableTarget(
+            name: "fuzz-flat-rtfd",
+            dependencies: [.product(name: "FileWrapperKit", package: "FileWrapperKit")]
+        ),
         // Entries made from the bytes, fed to ManifestBuilder in several orders.
         .executableTarget(
             name: "fuzz-tree-digest",
