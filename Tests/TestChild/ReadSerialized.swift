@@ -33,18 +33,21 @@ private struct FNV1a {
     }
 }
 
-private func describe(_ wrapper: FileWrapper, into hash: inout FNV1a) {
-    hash.add(Array("\(wrapper.attributes.permissions ?? 0) \(wrapper.attributes.modificationDate?.seconds ?? -1)".utf8))
-    if wrapper.isDirectory {
-        hash.add(Array("directory".utf8))
-        for (key, child) in wrapper.fileWrappers!.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
-            hash.add(Array(key.utf8))
-            describe(child, into: &hash)
+/// Depth first, with a stack rather than recursion: a blob may nest deeper than a stack goes.
+private func describe(_ root: FileWrapper, into hash: inout FNV1a) {
+    var pending: [(key: [UInt8], wrapper: FileWrapper)] = [([], root)]
+    while let (key, wrapper) = pending.popLast() {
+        hash.add(key)
+        hash.add(Array("\(wrapper.attributes.permissions ?? 0) \(wrapper.attributes.modificationDate?.seconds ?? -1)".utf8))
+        if wrapper.isDirectory {
+            hash.add(Array("directory".utf8))
+            let children = wrapper.fileWrappers!.map { (key: Array($0.key.utf8), wrapper: $0.value) }
+            pending += children.sorted { $1.key.lexicographicallyPrecedes($0.key) }
+        } else if let target = wrapper.symbolicLinkDestinationBytes {
+            hash.add(Array("link".utf8) + target)
+        } else {
+            hash.add(Array("file".utf8))
+            hash.add(wrapper.regularFileContents ?? Data())
         }
-    } else if let target = wrapper.symbolicLinkDestinationBytes {
-        hash.add(Array("link".utf8) + target)
-    } else {
-        hash.add(Array("file".utf8))
-        hash.add(wrapper.regularFileContents ?? Data())
     }
 }

@@ -24,7 +24,7 @@ extension FileWrapper {
     /// tree: a file, or a directory's whole contents, of 2 GiB or more; a
     /// modification time before 1970 or after 2038-01-19 03:14:07 UTC; a
     /// link target that is not UTF-8; a key `.`, `..`, or with `/` in it;
-    /// directories nested deeper than 512; a file that cannot be read.
+    /// a file that cannot be read.
     public var serializedRepresentation: Data? {
         FlatRTFDWriter.data(for: self)
     }
@@ -36,8 +36,8 @@ extension FileWrapper {
     /// without the unique prefix); or the pax tar that earlier versions of
     /// this package wrote. `nil` if the data is neither, malformed or
     /// truncated: every size and count is checked against the bytes that
-    /// remain before anything is kept, and each file's bytes are copied
-    /// once.
+    /// remain before anything is kept, each file's bytes are copied once,
+    /// and no nesting is too deep (neither direction recurses).
     public convenience init?(serializedRepresentation data: Data) {
         let read = data.withUnsafeBytes { bytes in
             SerializedTar.isTar(bytes) ? SerializedTar.fileWrapper(from: bytes) : FlatRTFDReader.fileWrapper(from: bytes)

@@ -52,11 +52,20 @@ package enum FlatRTFD {
 }
 
 /// A value of the stream, read in place: where its bytes are in the input.
-package indirect enum FlatRTFDValue {
+package enum FlatRTFDValue {
     /// Tag 1: the range of the data's bytes.
     case data(Range<Int>)
-    /// Tag 3: the entries in the order stored.
-    case dictionary([FlatRTFDEntry])
+    /// Tag 3: the index of its entries in ``FlatRTFDStream/dictionaries``.
+    case dictionary(Int)
+}
+
+/// A stream's dictionaries, each a list of entries in the order stored,
+/// side by side rather than nested, so that neither reading nor freeing
+/// them recurses however deep they nest.
+package struct FlatRTFDStream {
+    package var dictionaries: [[FlatRTFDEntry]]
+    /// The index of the top dictionary.
+    package var top: Int
 }
 
 /// One entry of a dictionary.

@@ -17,13 +17,14 @@ extension FlatRTFDReader {
     ///   directory's `"."`; without an entry there it has none.
     /// - Refused: a key that is not UTF-8 or not a file name, two keys one
     ///   `String` (as a directory on disk refuses them), a kind that
-    ///   contradicts its value, and whatever ``topEntries(of:)`` refuses.
+    ///   contradicts its value, and whatever ``stream(of:)`` refuses.
     ///
     /// Unlike Apple's reader, a key `"X.tiff"` beside `"X"` stays a child
     /// rather than becoming X's icon, and a missing directory info leaves
     /// permissions unset (ours: 0755, 0644) rather than 0777 and 0666.
     package static func fileWrapper(from bytes: UnsafeRawBufferPointer) -> FileWrapper? {
-        guard var entries = topEntries(of: bytes) else { return nil }
+        guard let stream = stream(of: bytes) else { return nil }
+        var entries = stream.dictionaries[stream.top]
         func index(of key: [UInt8]) -> Int? { entries.firstIndex { bytes[$0.key].elementsEqual(key) } }
         func dataRange(at index: Int) -> Range<Int>? {
             if case .data(let range) = entries[index].value { range } else { nil }
@@ -45,35 +46,45 @@ extension FlatRTFDReader {
         }
 
         let wrapper: FileWrapper
+        var pending: [(directory: FileWrapper, dictionary: Int)] = []
         if let leaf = index(of: FlatRTFD.leafKey) {
             guard let info = directoryInfo(of: entries, in: bytes),
-                  let made = node(entries[leaf].value, info: info[FlatRTFD.leafKey], in: bytes)
+                  let made = node(entries[leaf].value, info: info[FlatRTFD.leafKey], in: bytes, pending: &pending)
             else { return nil }
             wrapper = made
         } else {
-            guard let made = directory(entries, in: bytes) else { return nil }
-            wrapper = made
+            wrapper = FileWrapper(kind: .directory)
+            guard fill(wrapper, with: entries, in: bytes, pending: &pending) else { return nil }
+        }
+        // Directories are filled from a list rather than by recursion, so
+        // that no nesting can exhaust the thread's stack.
+        while let (directory, index) = pending.popLast() {
+            guard fill(directory, with: stream.dictionaries[index], in: bytes, pending: &pending) else { return nil }
         }
         wrapper.adoptName(nil, preferred: name)
         return wrapper
     }
 
-    /// A directory of `entries`, each child's attributes from `"."`.
-    private static func directory(_ entries: [FlatRTFDEntry], in bytes: UnsafeRawBufferPointer) -> FileWrapper? {
-        guard let info = directoryInfo(of: entries, in: bytes) else { return nil }
-        let directory = FileWrapper(kind: .directory)
+    /// Adds a child to `directory` for each of `entries`, with its
+    /// attributes from `"."`; the children that are directories go to
+    /// `pending`, to be filled in turn. False if an entry is refused.
+    private static func fill(
+        _ directory: FileWrapper, with entries: [FlatRTFDEntry], in bytes: UnsafeRawBufferPointer,
+        pending: inout [(directory: FileWrapper, dictionary: Int)]
+    ) -> Bool {
+        guard let info = directoryInfo(of: entries, in: bytes) else { return false }
         directory.children.reserveCapacity(entries.count)
         for entry in entries where !bytes[entry.key].elementsEqual(FlatRTFD.directoryInfoKey) {
             let keyBytes = Array(bytes[entry.key])
             guard isFileName(keyBytes), let key = String(validating: keyBytes, as: UTF8.self), directory.children[key] == nil,
-                  let child = node(entry.value, info: info[keyBytes], in: bytes)
-            else { return nil }
+                  let child = node(entry.value, info: info[keyBytes], in: bytes, pending: &pending)
+            else { return false }
             let preferred = keyBytes.firstRange(of: FlatRTFD.uniqueSeparator).map { keyBytes[$0.upperBound...] }
             child.adoptName(key, preferred: preferred.flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) })
             directory.children[key] = child
             child.addParent(directory)
         }
-        return directory
+        return true
     }
 
     /// The `"."` entry of `entries` read as directory info: empty when
@@ -85,16 +96,20 @@ extension FlatRTFDReader {
         return directoryInfo(in: bytes, at: range)
     }
 
-    /// The wrapper of one value: a dictionary is a directory; data is a
-    /// regular file, or a symbolic link whose target it holds when its
-    /// info says so.
-    private static func node(_ value: FlatRTFDValue, info: FlatRTFDInfo?, in bytes: UnsafeRawBufferPointer) -> FileWrapper? {
+    /// The wrapper of one value: a dictionary is a directory (its entries
+    /// go to `pending`); data is a regular file, or a symbolic link whose
+    /// target it holds when its info says so.
+    private static func node(
+        _ value: FlatRTFDValue, info: FlatRTFDInfo?, in bytes: UnsafeRawBufferPointer,
+        pending: inout [(directory: FileWrapper, dictionary: Int)]
+    ) -> FileWrapper? {
         let kind = info.map { $0.kind & (FlatRTFD.directoryKind | FlatRTFD.linkKind) }
         let wrapper: FileWrapper
         switch value {
-        case .dictionary(let entries):
-            guard kind == nil || kind == FlatRTFD.directoryKind, let directory = directory(entries, in: bytes) else { return nil }
-            wrapper = directory
+        case .dictionary(let index):
+            guard kind == nil || kind == FlatRTFD.directoryKind else { return nil }
+            wrapper = FileWrapper(kind: .directory)
+            pending.append((wrapper, index))
         case .data(let range):
             switch kind {
             case nil, 0: wrapper = FileWrapper(regularFileWithContents: copy(range, of: bytes))

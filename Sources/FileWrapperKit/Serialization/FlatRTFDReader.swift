@@ -2,18 +2,13 @@
 /// point into the input, checking every size and count against the bytes
 /// that remain before it stores anything, so that malformed input gives
 /// nil, never a trap, and memory stays within a small multiple of the
-/// input (each entry takes at least 12 bytes of it).
+/// input (each entry takes at least 16 bytes of it); no nesting is too deep.
 ///
 /// Apple's reading rules: the header is optional (without `"rtfd"` and a
 /// zero byte the whole blob is the stream); a version other than 0 is
 /// refused; the top object is a dictionary; tags other than data and
 /// dictionary are refused; the declared lengths are read, not used.
 package struct FlatRTFDReader {
-    /// Dictionaries nested deeper than this are refused, so that a hostile
-    /// blob cannot exhaust the stack. A path of Apple's `PATH_MAX` (1024
-    /// bytes) has at most 512 components.
-    package static let maxDepth = 512
-
     private let bytes: UnsafeRawBufferPointer
     private var position: Int
     private let end: Int
@@ -25,10 +20,10 @@ package struct FlatRTFDReader {
         end = range.upperBound
     }
 
-    /// The top dictionary's entries of the blob `bytes`, or nil if it is not
-    /// a well-formed stream whose top object is a dictionary. Bytes after
-    /// the top object are not read, as Apple's reader does not read them.
-    package static func topEntries(of bytes: UnsafeRawBufferPointer) -> [FlatRTFDEntry]? {
+    /// The dictionaries of the blob `bytes`, or nil if it is not a
+    /// well-formed stream whose top object is a dictionary. Bytes after the
+    /// top object are not read, as Apple's reader does not read them.
+    package static func stream(of bytes: UnsafeRawBufferPointer) -> FlatRTFDStream? {
         guard bytes.count >= FlatRTFD.header.count else { return nil }
         var start = 0
         if FlatRTFD.hasHeader(bytes) {
@@ -37,7 +32,7 @@ package struct FlatRTFDReader {
         }
         var reader = FlatRTFDReader(bytes, start..<bytes.count)
         guard reader.u32() == FlatRTFD.dictionaryTag else { return nil }
-        return reader.dictionary(depth: 1)
+        return reader.dictionary()
     }
 
     /// The entries of a directory info, the data at `range`, by key bytes;
@@ -66,10 +61,53 @@ package struct FlatRTFDReader {
 
     // MARK: - Objects
 
-    /// A dictionary's body, after its tag.
-    private mutating func dictionary(depth: Int) -> [FlatRTFDEntry]? {
+    /// A dictionary being read: its keys and declared lengths, and the
+    /// entries whose values are read so far.
+    private struct OpenDictionary {
+        var keys: [Range<Int>]
+        var lengths: [UInt32]
+        var entries: [FlatRTFDEntry]
+
+        var isComplete: Bool { entries.count == keys.count }
+
+        mutating func add(_ value: FlatRTFDValue) {
+            entries.append(FlatRTFDEntry(key: keys[entries.count], declaredLength: lengths[entries.count], value: value))
+        }
+    }
+
+    /// A dictionary's body, after its tag, and every dictionary inside it:
+    /// with a stack of those being read rather than recursion, so that no
+    /// nesting can exhaust the thread's stack.
+    private mutating func dictionary() -> FlatRTFDStream? {
+        guard var current = dictionaryHead() else { return nil }
+        var enclosing: [OpenDictionary] = []
+        var dictionaries: [[FlatRTFDEntry]] = []
+        while true {
+            if current.isComplete {
+                dictionaries.append(current.entries)
+                guard var parent = enclosing.popLast() else { return FlatRTFDStream(dictionaries: dictionaries, top: dictionaries.count - 1) }
+                parent.add(.dictionary(dictionaries.count - 1))
+                current = parent
+                continue
+            }
+            switch u32() {
+            case FlatRTFD.dataTag:
+                guard let range = sized() else { return nil }
+                current.add(.data(range))
+            case FlatRTFD.dictionaryTag:
+                guard let inner = dictionaryHead() else { return nil }
+                enclosing.append(current)
+                current = inner
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// A dictionary's count, keys and lengths.
+    private mutating func dictionaryHead() -> OpenDictionary? {
         // A key (4 bytes at least), a length (4) and a tagged value (8).
-        guard depth <= Self.maxDepth, let count = count(minimumBytesEach: 16) else { return nil }
+        guard let count = count(minimumBytesEach: 16) else { return nil }
         var keys: [Range<Int>] = []
         keys.reserveCapacity(count)
         for _ in 0..<count {
@@ -84,20 +122,7 @@ package struct FlatRTFDReader {
         }
         var entries: [FlatRTFDEntry] = []
         entries.reserveCapacity(count)
-        for index in 0..<count {
-            guard let value = object(depth: depth) else { return nil }
-            entries.append(FlatRTFDEntry(key: keys[index], declaredLength: lengths[index], value: value))
-        }
-        return entries
-    }
-
-    /// A tagged object: data or a dictionary.
-    private mutating func object(depth: Int) -> FlatRTFDValue? {
-        switch u32() {
-        case FlatRTFD.dataTag: sized().map(FlatRTFDValue.data)
-        case FlatRTFD.dictionaryTag: dictionary(depth: depth + 1).map(FlatRTFDValue.dictionary)
-        default: nil
-        }
+        return OpenDictionary(keys: keys, lengths: lengths, entries: entries)
     }
 
     // MARK: - Fields

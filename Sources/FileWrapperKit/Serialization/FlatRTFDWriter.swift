@@ -11,8 +11,7 @@ import Foundation
 /// modification time before 1970 or after 2038-01-19 03:14:07 UTC, a
 /// symbolic link whose target is not UTF-8, a child keyed `.`, `..` or
 /// with `/` or NUL in its key, a top-level child keyed as one of the two
-/// preferred-name keys, directories nested deeper than
-/// ``FlatRTFDReader/maxDepth``, and a file whose contents cannot be read.
+/// preferred-name keys, and a file whose contents cannot be read.
 package struct FlatRTFDWriter {
     /// Why writing stops; the caller gets nil.
     struct Unwritable: Error {}
@@ -31,7 +30,7 @@ package struct FlatRTFDWriter {
         var writer = FlatRTFDWriter(output: FlatRTFDOutput(largestValue: largestValue, capacity: size))
         writer.output.append(FlatRTFD.header)
         do {
-            try writer.dictionary(topEntries(of: wrapper), depth: 1)
+            try writer.dictionary(topEntries(of: wrapper))
         } catch {
             return nil
         }
@@ -104,37 +103,61 @@ package struct FlatRTFDWriter {
 
     // MARK: - Objects
 
-    /// A dictionary: its keys in byte order, their lengths (patched once
-    /// each value is written), the values.
-    private mutating func dictionary(_ entries: [(key: [UInt8], item: Item)], depth: Int) throws(Unwritable) {
-        guard depth <= FlatRTFDReader.maxDepth else { throw Unwritable() }
+    /// A dictionary being written: its entries in byte order, where its
+    /// lengths go, the next entry to write and where the last one's value began.
+    private struct OpenDictionary {
+        var entries: [(key: [UInt8], item: Item)]
+        var lengths: Int
+        var next = 0
+        var valueStart = 0
+    }
+
+    /// Writes the dictionary of `entries` and every dictionary inside it,
+    /// with a stack of those being written rather than recursion, so that
+    /// no nesting can exhaust the thread's stack.
+    private mutating func dictionary(_ entries: [(key: [UInt8], item: Item)]) throws(Unwritable) {
+        var open = [try start(entries)]
+        while var current = open.popLast() {
+            if current.next > 0 {
+                try output.patch(at: current.lengths + 4 * (current.next - 1), with: output.data.count - current.valueStart)
+            }
+            guard current.next < current.entries.count else { continue }
+            let item = current.entries[current.next].item
+            current.next += 1
+            current.valueStart = output.data.count
+            if case .wrapper(let wrapper) = item, wrapper.isDirectory {
+                open.append(current)
+                open.append(try start(Self.childEntries(of: wrapper)))
+            } else {
+                try value(item)
+                open.append(current)
+            }
+        }
+    }
+
+    /// A dictionary's tag, count, keys in byte order and lengths to be
+    /// patched once each value is written.
+    private mutating func start(_ entries: [(key: [UInt8], item: Item)]) throws(Unwritable) -> OpenDictionary {
         let sorted = entries.sorted { $0.key.lexicographicallyPrecedes($1.key) }
         output.u32(FlatRTFD.dictionaryTag)
         output.u32(UInt32(sorted.count))
         for entry in sorted { try output.sized(entry.key) }
         let lengths = output.data.count
         for _ in sorted { output.u32(0) }
-        for (index, entry) in sorted.enumerated() {
-            let start = output.data.count
-            try value(entry.item, depth: depth)
-            try output.patch(at: lengths + 4 * index, with: output.data.count - start)
-        }
+        return OpenDictionary(entries: sorted, lengths: lengths)
     }
 
-    private mutating func value(_ item: Item, depth: Int) throws(Unwritable) {
+    /// A value that is data: bytes of ours, a link's target, a file's contents.
+    private mutating func value(_ item: Item) throws(Unwritable) {
+        output.u32(FlatRTFD.dataTag)
         switch item {
         case .bytes(let bytes):
-            output.u32(FlatRTFD.dataTag)
             try output.sized(bytes)
-        case .wrapper(let wrapper) where wrapper.isDirectory:
-            try dictionary(Self.childEntries(of: wrapper), depth: depth + 1)
         case .wrapper(let wrapper) where wrapper.isSymbolicLink:
             guard let target = wrapper.symbolicLinkDestinationBytes, String(validating: target, as: UTF8.self) != nil else { throw Unwritable() }
-            output.u32(FlatRTFD.dataTag)
             try output.sized(target)
         case .wrapper(let wrapper):
             guard let size = wrapper.regularFileSize else { throw Unwritable() }
-            output.u32(FlatRTFD.dataTag)
             try output.sizeField(size)
             let end = output.data.count + size
             do {
