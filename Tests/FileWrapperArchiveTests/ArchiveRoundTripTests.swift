@@ -189,6 +189,30 @@ import TestSupport
         #expect(singleCopy.attributes.modificationDate == FileTimestamp(seconds: 1_700_000_000, nanoseconds: 5))
     }
 
+    /// The first versions wrote that tar through libarchive's pax writer,
+    /// which bsdtar uses: its records (`atime`, `ctime`, `PaxHeader/` names)
+    /// are read past, as GNU tar's pax are.
+    @Test(arguments: [["/usr/bin/bsdtar", "--format", "pax"], ["/usr/bin/tar", "--format=pax"]])
+    func aPaxTarOfLibarchiveOrGNUTarReads(tool: [String]) throws {
+        let directory = try TemporaryDirectory("\(#function)-\(tool[0].split(separator: "/").last!)")
+        let package = directory.appending("Doc.package")
+        try Disk.write("inner", to: package.appendingPathComponent("sub/inner.txt"))
+        try Disk.write("composed", to: package.appendingPathComponent("caf\u{E9}.txt"), mode: 0o600)
+        try FileManager.default.createSymbolicLink(atPath: package.appendingPathComponent("link").path, withDestinationPath: "sub/inner.txt")
+        Disk.setModificationTime(package.appendingPathComponent("sub/inner.txt"), seconds: 1_700_000_000, nanoseconds: 123_456_789)
+        let tar = directory.appending("Doc.tar")
+        let run = try Disk.run("/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", directory.url.path] + tool + ["-cf", tar.path, "Doc.package"])
+        #expect(run.status == 0, "\(run.stderr)")
+
+        let read = try #require(FileWrapper(serializedRepresentation: try Data(contentsOf: tar)))
+        #expect(read.preferredFilename == "Doc.package")
+        let inner = try #require(read.fileWrappers?["sub"]?.fileWrappers?["inner.txt"])
+        #expect(inner.regularFileContents == Data("inner".utf8))
+        #expect(inner.attributes.modificationDate == FileTimestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789))
+        #expect(read.fileWrappers?["caf\u{E9}.txt"]?.attributes.permissions == 0o600)
+        #expect(read.fileWrappers?["link"]?.symbolicLinkDestinationBytes == Array("sub/inner.txt".utf8))
+    }
+
     /// Text that compresses, but differently at each level.
     static func compressibleTree() -> FileWrapper {
         var text = ""
