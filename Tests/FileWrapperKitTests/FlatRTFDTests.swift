@@ -231,6 +231,22 @@ import TestSupport
         #expect(link.fileWrappers?["l"]?.attributes.modificationDate == FileTimestamp(seconds: -1))
     }
 
+    /// Apple silicon aligns data to its 16 KiB page: the pad count says
+    /// how far, and any pad reads.
+    @Test func dataAlignedToAnotherPageReads() throws {
+        var random = SplitMix64(seed: 16)
+        let contents = random.bytes(20_000)
+        // The value's tag at offset 27 (header, tag, count, key "big", length), the marker at 31.
+        let pad = 16_384 - 43
+        let value = Self.u32(1) + Self.u32(0x8000_0000) + Self.u32(UInt32(contents.count)) + Self.u32(UInt32(pad))
+            + [UInt8](repeating: 0, count: pad) + contents
+        let bytes = Array("rtfd".utf8) + [0, 0, 0, 0] + Self.u32(3) + Self.u32(1) + Self.sized(Array("big".utf8))
+            + Self.u32(UInt32(value.count)) + value
+        #expect(bytes.count - contents.count == 16_384)
+        let read = try #require(FileWrapper(serializedRepresentation: Data(bytes)))
+        #expect(read.fileWrappers?["big"]?.regularFileContents.map(SHA256Digest.of) == SHA256Digest.of(contents))
+    }
+
     @Test func whatAppleCannotReadIsRefused() throws {
         func reads(_ entries: [(String, [UInt8])]) -> Bool { FileWrapper(serializedRepresentation: Self.blob(entries)) != nil }
         let file = Self.data(Array("x".utf8))
