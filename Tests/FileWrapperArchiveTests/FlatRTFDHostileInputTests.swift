@@ -4,9 +4,10 @@ import Testing
 import TestSupport
 
 /// Damaged serialized file wrappers (Apple's flat RTFD) give nil, never a
-/// crash, a stack overflow or an allocation that a declared size asks for: every truncation,
-/// and lies at every structural field that the Python reader of the layout
-/// document lists, read by `fwk-test-child read-serialized` in a process
+/// crash, a stack overflow or an allocation that a declared size asks for:
+/// cut at every offset (inside a run of 64 or more key or data bytes that
+/// holds no field, at its middle only), and lies at every structural field
+/// that the Python reader of the layout document lists, read by `fwk-test-child read-serialized` in a process
 /// held to 2 GiB of address space (``CorpusTests/run(_:environment:sanitized:seconds:memoryLimit:)``).
 @Suite struct FlatRTFDHostileInputTests {
     /// Two blobs: a directory of every structure (nested, a page-aligned
