@@ -5,7 +5,7 @@
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 
-.PHONY: setup setup-test fixtures build run install uninstall test test-asan test-tsan test-sanitizers test-slow docs docs-check clean
+.PHONY: setup setup-test fixtures build run install uninstall test test-fast test-asan test-tsan test-sanitizers test-slow docs docs-check clean
 
 setup:
 	@Tools/ensure-system-packages.sh
@@ -59,6 +59,14 @@ TSAN   := TSAN_OPTIONS=atexit_sleep_ms=50
 ## Builds and runs every test, every one at full size.
 test: setup-test fixtures
 	$(SWIFT) test $(SWIFTFLAGS)
+
+## The tests that run in the test process alone, no child process (no
+## wrapinspect, bsdtar, 7z, Python or kills): the quick loop while
+## working. Suites that start processes carry `.startsProcesses` and are
+## left out; one that starts a process without it fails, naming the trait.
+## `make test` and CI still run everything.
+test-fast: setup fixtures
+	FWK_TEST_TIER=fast $(SWIFT) test $(SWIFTFLAGS) --skip '^(WrapInspectTests|NotesExampleTests|ReadmeExampleTests)\.'
 
 ## The whole suite under AddressSanitizer (memory errors and leaks, but
 ## for the ones outside our code that Tools/sanitizers/lsan.supp lists) and

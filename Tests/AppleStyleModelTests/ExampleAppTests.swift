@@ -5,7 +5,7 @@ import TestSupport
 /// checklist-example and album-example run as a user runs them: a child
 /// process per session, whose top-level code drives the document on the
 /// main actor.
-@Suite struct ExampleAppTests {
+@Suite(.startsProcesses) struct ExampleAppTests {
     let directory: TemporaryDirectory
 
     init() throws {

@@ -7,7 +7,7 @@ import TestSupport
 /// Reading into memory refuses what cannot be a safe tree, naming the
 /// archive and the entry. The archives are made by Python's tarfile, a
 /// writer other than ours.
-@Suite struct ArchiveReaderRefusalTests {
+@Suite(.startsProcesses) struct ArchiveReaderRefusalTests {
     /// A tar made by Python from `(name, kind, target)` members.
     static func pythonTar(_ members: [(String, String, String)]) throws -> Data {
         let script = """

@@ -7,7 +7,7 @@ import TestSupport
 /// Every format we write gives back the tree: names (non-ASCII included),
 /// kinds, bytes, permission bits, symlink targets, empty directories and
 /// modification times (nanoseconds in pax).
-@Suite struct ArchiveRoundTripTests {
+@Suite(.startsProcesses) struct ArchiveRoundTripTests {
     static let time = FileTimestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789)
 
     static func sampleTree() -> FileWrapper {

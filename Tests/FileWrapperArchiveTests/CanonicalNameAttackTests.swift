@@ -12,7 +12,7 @@ import TestSupport
 /// it, and through it changes modes outside the destination or leaves a
 /// link that leads out. Made by Python's tarfile and zipfile, as an
 /// attacker would make them.
-@Suite struct CanonicalNameAttackTests {
+@Suite(.startsProcesses) struct CanonicalNameAttackTests {
     static let kelvin = "\u{212A}"
 
     /// A member of a hostile archive: `file`, `dir` or `symlink`, with the

@@ -29,7 +29,7 @@ import TestSupport
 /// --all-formats` for those in a format our default reading leaves out,
 /// but for the ``trouble`` files, on which libarchive with every format
 /// spins or runs out of memory, in bsdtar as in `dump --stored --all-formats`.
-@Suite struct CorpusTests {
+@Suite(.startsProcesses) struct CorpusTests {
     /// `$FWK_CORPUS`, else `../shared/corpus` beside the checkout, else the
     /// machine's `/work/shared/corpus` (a clone elsewhere, as CI makes).
     static let corpus: URL = {

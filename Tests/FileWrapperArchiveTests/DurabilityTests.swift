@@ -10,7 +10,7 @@ import TestSupport
 /// with strace (`-y` names each descriptor's file), in the built programs;
 /// a SIGKILL test cannot see it, since the kernel keeps what a killed
 /// process wrote, but a power cut can.
-@Suite struct DurabilityTests {
+@Suite(.startsProcesses) struct DurabilityTests {
     enum DataSync: Sendable {
         /// `fsync` of the temporary file.
         case file

@@ -13,7 +13,7 @@ import TestSupport
 /// by a signal (`EINTR`) is made again and the result is as without it; a
 /// process killed at any step leaves the old item, and the next write
 /// removes what the dead one left.
-@Suite struct FaultInjectionTests {
+@Suite(.startsProcesses) struct FaultInjectionTests {
     struct Writer: Sendable, CustomTestStringConvertible {
         var label: String
         var arguments: [String]

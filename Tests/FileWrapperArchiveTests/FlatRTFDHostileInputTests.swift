@@ -9,7 +9,7 @@ import TestSupport
 /// holds no field, at its middle only), and lies at every structural field
 /// that the Python reader of the layout document lists, read by `fwk-test-child read-serialized` in a process
 /// held to 2 GiB of address space (``CorpusTests/run(_:environment:sanitized:seconds:memoryLimit:)``).
-@Suite struct FlatRTFDHostileInputTests {
+@Suite(.startsProcesses) struct FlatRTFDHostileInputTests {
     /// Two blobs: a directory of every structure (nested, a page-aligned
     /// file, a link, an empty folder, a unique key, the name keys) and a
     /// top-level file.

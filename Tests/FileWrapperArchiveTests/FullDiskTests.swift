@@ -8,7 +8,7 @@ import TestSupport
 /// A full disk (a small tmpfs) while packing or unpacking: an error that
 /// says so and names the file, the old archive or tree left whole, and
 /// nothing else left on the disk.
-@Suite(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+@Suite(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"), .startsProcesses)
 struct FullDiskTests {
     /// 1.5 MB of random bytes and a small file: more than a 1 MB tmpfs
     /// holds, compressed or not.

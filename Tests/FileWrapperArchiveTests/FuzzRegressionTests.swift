@@ -7,7 +7,7 @@ import TestSupport
 
 /// Inputs that `Tools/run-fuzzers.sh` found (`Fixtures/Fuzz/TARGET`), each
 /// read as its fuzz target reads it.
-@Suite struct FuzzRegressionTests {
+@Suite(.startsProcesses) struct FuzzRegressionTests {
     static let fixtures = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Fuzz")

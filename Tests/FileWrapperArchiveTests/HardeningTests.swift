@@ -9,7 +9,7 @@ import TestSupport
 /// directory (what unzip and Python's zipfile show) is refused by every
 /// reader. The archives are written by Python's zipfile and tarfile, then
 /// damaged or patched byte by byte as an attacker would.
-@Suite struct HardeningTests {
+@Suite(.startsProcesses) struct HardeningTests {
     /// Every way the library reads an archive file: unpacking to disk, a
     /// tree in memory (from the file and from its bytes), a manifest (what
     /// `dump` and `digest` build), the entries as they stream with and

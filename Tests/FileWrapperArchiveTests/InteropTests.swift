@@ -12,7 +12,7 @@ import TestSupport
 ///
 /// The programs run as separate processes, as a user runs them; `make test`
 /// installs them (Tools/ensure-system-packages.sh --test).
-@Suite struct InteropTests {
+@Suite(.startsProcesses) struct InteropTests {
     // MARK: Ours -> theirs
 
     /// A program that reads archives.

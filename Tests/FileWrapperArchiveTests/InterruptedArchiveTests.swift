@@ -9,7 +9,7 @@ import TestSupport
 /// is the old version or the new one, whole (an unpack into a fresh
 /// destination leaves nothing or the whole tree); nothing beside it
 /// changes; what a killed run left, the next run removes.
-@Suite struct InterruptedArchiveTests {
+@Suite(.startsProcesses) struct InterruptedArchiveTests {
     static let packKills = KillHarness.kills(full: 50)
     static let unpackKills = KillHarness.kills(full: 40)
 

@@ -7,7 +7,7 @@ import TestSupport
 /// zip by its central directory itself, never opens libarchive.so.13 nor
 /// what it needs (libxml2, ICU), while `dump` of a tar loads it; without
 /// the library, `cat` still works and `dump` ends naming it.
-@Suite struct LibArchiveLoadingTests {
+@Suite(.startsProcesses) struct LibArchiveLoadingTests {
     /// The files `wrapinspect arguments` opens, every thread's, as strace
     /// sees them, and what it writes to standard output.
     static func filesOpened(by arguments: [String], in directory: TemporaryDirectory) throws -> (opened: [String], output: [UInt8]) {

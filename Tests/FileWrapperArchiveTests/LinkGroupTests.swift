@@ -12,7 +12,7 @@ import TestSupport
 /// gets the contents, from whichever member carries them, as bsdtar
 /// extracts them: in an unpack (one inode, as many links as bsdtar's), the
 /// in-memory tree, an archive's manifest and a member's bytes.
-@Suite struct LinkGroupTests {
+@Suite(.startsProcesses) struct LinkGroupTests {
     /// A program's way of writing the tree at the current directory to the
     /// archive `$1`.
     struct Writer: Sendable, CustomTestStringConvertible {

@@ -7,7 +7,7 @@ import TestSupport
 /// One manifest whatever holds the tree: a directory on disk, a
 /// FileWrapper, an archive streamed; how archive paths are cleaned and
 /// checked; and how an input is recognised from its bytes.
-@Suite struct ManifestSourceTests {
+@Suite(.startsProcesses) struct ManifestSourceTests {
     static let hostile = HostileFixtureTests.directory
 
     /// A small tree on disk: nested files, an empty directory, an

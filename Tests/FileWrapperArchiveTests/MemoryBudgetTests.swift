@@ -14,7 +14,7 @@ import TestSupport
 /// 3.6.2 fill it: read before the budget, they took 313 MB to 2.6 GB, and
 /// the cpio name ended the process ("failed to allocate 1073741872 bytes"),
 /// leaving its temporary.
-@Suite struct MemoryBudgetTests {
+@Suite(.startsProcesses) struct MemoryBudgetTests {
     static let budget = 256 << 20
     /// The address space a reading process is held to.
     static let addressSpace = 4 << 30

@@ -8,7 +8,7 @@ import TestSupport
 /// seccomp filter makes `openat2` fail with ENOSYS, `wrapinspect unpack`
 /// must make the same trees and refuse the same archives, with the same
 /// messages, as it does with `openat2`.
-@Suite struct OpenBeneathFallbackTests {
+@Suite(.startsProcesses) struct OpenBeneathFallbackTests {
     typealias Fixture = HostileFixtureTests.Fixture
 
     /// The hostile fixtures that no limit stops (the bombs prove nothing here and take long).

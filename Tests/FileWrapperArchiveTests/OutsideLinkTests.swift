@@ -10,7 +10,7 @@ import TestSupport
 /// with it, made as links, as bsdtar makes them, counted, and never followed:
 /// nothing is written through them, and a refused archive leaves the
 /// destination as it was. Archives made by GNU tar, bsdtar and Python's tarfile.
-@Suite struct OutsideLinkTests {
+@Suite(.startsProcesses) struct OutsideLinkTests {
     /// A zoneinfo tree as Debian's tzdata ships it, with a link to
     /// `/etc/localtime` and one that climbs out of the tree, beside links
     /// that stay inside.

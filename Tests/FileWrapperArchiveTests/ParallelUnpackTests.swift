@@ -10,7 +10,7 @@ import TestSupport
 /// or several; a hard link finds its target made even when that was queued
 /// just before it; and on a refusal every worker has ended, with no thread
 /// or descriptor left, before the temporary tree is removed.
-@Suite struct ParallelUnpackTests {
+@Suite(.startsProcesses) struct ParallelUnpackTests {
     /// A regular file of a generated archive, as it must be unpacked.
     struct Expected {
         var contents: [UInt8]

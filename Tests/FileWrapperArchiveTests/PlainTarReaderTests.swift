@@ -9,7 +9,7 @@ import TestSupport
 /// tar, bsdtar, Python's tarfile and our writer make the header and bytes
 /// libarchive gives it; anything it does not read as libarchive does, it
 /// leaves to libarchive, and the unpack starts again there.
-@Suite struct PlainTarReaderTests {
+@Suite(.startsProcesses) struct PlainTarReaderTests {
     /// Everything a plain tar of ASCII names holds: folders, files empty,
     /// small and larger than a read buffer, modes, times with nanoseconds,
     /// a name too long for ustar's name field, a symlink target too long for

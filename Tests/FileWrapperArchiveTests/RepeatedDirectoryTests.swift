@@ -10,7 +10,7 @@ import TestSupport
 /// directory is one directory, with its last entry's attributes; a file
 /// stored twice and a path that changes kind are still refused
 /// (HostileFixtureTests, RepeatedPathTests).
-@Suite struct RepeatedDirectoryTests {
+@Suite(.startsProcesses) struct RepeatedDirectoryTests {
     @Test func aDirectoryStoredTwiceIsOneDirectory() throws {
         let directory = try TemporaryDirectory()
         let archive = directory.appending("twice.tar")

@@ -10,7 +10,7 @@ import TestSupport
 /// tar and bsdtar extract it, and is named in ``Manifest/repeatedPaths``;
 /// the unpacker still refuses it. Reading has its own entry limit, well
 /// above the unpacker's, and memory in proportion to the manifest.
-@Suite struct RepeatedPathTests {
+@Suite(.startsProcesses) struct RepeatedPathTests {
     /// `appended.tar`: `x` and `d/y` by GNU tar, then `x` again, changed,
     /// appended with `tar -rf`, and `d/` appended with its file.
     static func appendedArchive(in directory: TemporaryDirectory) throws -> URL {

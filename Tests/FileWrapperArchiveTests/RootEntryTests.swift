@@ -9,7 +9,7 @@ import TestSupport
 /// `bsdtar -C dir .`, `find . | cpio -o` and every `.deb` write, describes
 /// the destination: unpacked, the copy has the source's tree, root mode and
 /// time included (issue 22). Archives made by GNU tar, bsdtar and GNU cpio.
-@Suite struct RootEntryTests {
+@Suite(.startsProcesses) struct RootEntryTests {
     /// A tree with a root of mode 0750, a subdirectory, files and a link,
     /// every time fixed.
     static func makeSource(in directory: TemporaryDirectory) throws -> URL {

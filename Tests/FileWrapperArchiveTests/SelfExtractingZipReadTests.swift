@@ -10,7 +10,7 @@ import TestSupport
 /// 3.6.2 looks for in the wrong place and finds no member in, is refused
 /// naming the archive, never read as an empty tree. (``ZipContainer``
 /// reads both, ``ZipLazyMethodTests``.)
-@Suite struct SelfExtractingZipReadTests {
+@Suite(.startsProcesses) struct SelfExtractingZipReadTests {
     /// `sfx.zip` in `directory`: a stub, then Info-ZIP's zip of two files,
     /// zip64 (`-fz`) or classic, its offsets left as they were.
     static func unadjusted(zip64: Bool, in directory: TemporaryDirectory) throws -> URL {

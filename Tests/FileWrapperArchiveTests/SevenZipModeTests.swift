@@ -9,7 +9,7 @@ import TestSupport
 /// bsdtar and py7zr extract regular files. The archive is 7-Zip's own
 /// (p7zip, header uncompressed), its attributes then cleared of the type
 /// bits and its header CRCs made right again.
-@Suite struct SevenZipModeTests {
+@Suite(.startsProcesses) struct SevenZipModeTests {
     /// `ARCHIVE OUT`: ARCHIVE with every Unix mode in its header's
     /// attributes (`0x8000 | mode << 16 | windows bits`) left with only
     /// its permission bits; prints how many were changed.

@@ -160,6 +160,7 @@ import Testing
         ("FileWrapperKit/Manifest/ManifestJSONFields.swift", "[String: Any]", "JSON object keys"),
         ("FileWrapperKit/Manifest/MtreeParser.swift", "[String: [UInt8]]", "mtree keywords"),
         ("FileWrapperKit/Manifest/ExtendedAttributeName.swift", "keyed(_ attributes: [String: Data])", "a FileWrapper's attributes as Foundation keys them, made byte names"),
+        ("FileWrapperKit/Manifest/ManifestError.swift", "public var paths: [String]", "paths for display in an error, escaped"),
     ]
 
     @Test func namesAreNeverStringKeysOrStringArrays() throws {

@@ -9,7 +9,7 @@ import TestSupport
 /// now holds an entry's bytes to the size its header declares. The sparse
 /// archives are written by GNU tar (`--sparse`, in its own format and in
 /// pax), as bsdtar, GNU tar, Go and Python read them: the holes as zeros.
-@Suite struct SparseEntryTests {
+@Suite(.startsProcesses) struct SparseEntryTests {
     /// A sparse file of GNU tar's: `size` bytes, holding `data` at `offset`
     /// (none when `data` is empty), archived in `format`.
     struct Sparse: Sendable, CustomTestStringConvertible {

@@ -10,7 +10,7 @@ import TestSupport
 /// archive within the reader's limits can take
 /// (``ArchiveSpool/capacity(within:)``): a longer stream is refused, naming
 /// the archive and `maxBytes`, once a byte past it has been read.
-@Suite struct SpoolLimitTests {
+@Suite(.startsProcesses) struct SpoolLimitTests {
     /// Limits tight enough for a test: 1 MiB of contents in 100 entries.
     static let limits = ArchiveReadLimits(maxEntries: 100, maxBytes: 1 << 20)
     static let capacity = ArchiveSpool.capacity(within: limits)

@@ -11,7 +11,7 @@ import TestSupport
 /// other, and never for a sparse entry, whose bytes in the archive are not
 /// its contents. A truncated member or one over the byte limit is refused
 /// as when its bytes are read.
-@Suite struct StoredCopyTests {
+@Suite(.startsProcesses) struct StoredCopyTests {
     /// Contents larger than the unpacker gives its workers (128 KiB).
     static func large(_ size: Int, seed: Int) -> [UInt8] {
         [UInt8](count: size) { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 7 &+ seed) }

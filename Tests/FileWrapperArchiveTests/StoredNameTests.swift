@@ -10,7 +10,7 @@ import TestSupport
 /// stored, an NFD name (what macOS writes) stays NFD, an NFC and an NFD
 /// sibling are two entries, and GNU tar's raw bytes are read. Names are
 /// compared as bytes throughout. Archives made by GNU tar and bsdtar.
-@Suite struct StoredNameTests {
+@Suite(.startsProcesses) struct StoredNameTests {
     static let nfd: [UInt8] = [0x65, 0xCC, 0x81]  // "e" + COMBINING ACUTE ACCENT
     static let nfc: [UInt8] = [0xC3, 0xA9]  // "é"
 

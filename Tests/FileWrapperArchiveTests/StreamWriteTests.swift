@@ -9,7 +9,7 @@ import FileWrapperKit
 /// descriptor that cannot seek (a pipe, a socket) as a stream, the same
 /// bytes as to a file; the zip written so reads in Info-ZIP unzip, bsdtar
 /// and Python's zipfile.
-@Suite struct StreamWriteTests {
+@Suite(.startsProcesses) struct StreamWriteTests {
     /// A seeded tree: a file of several zip chunks (mixed text and random
     /// bytes), small files, a folder and a symlink.
     static func tree() -> FileWrapper {

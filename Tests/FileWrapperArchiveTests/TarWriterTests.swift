@@ -8,7 +8,7 @@ import TestSupport
 /// Our pax tar writer: the data of a large file in an uncompressed tar
 /// starts on a page boundary, extended records hold what ustar's fields
 /// cannot, and other readers (Python's tarfile, GNU tar) read it all.
-@Suite struct TarWriterTests {
+@Suite(.startsProcesses) struct TarWriterTests {
     /// `ARCHIVE OUT`: writes a line per member to OUT: its name, where its
     /// data starts, its size, and whether its extended header has a comment.
     /// A .zst archive is decompressed first (the tarfile of Python 3.11 reads

@@ -8,7 +8,7 @@ import TestSupport
 /// archive says it before the entries come: a zip's central directory
 /// (entries and expanded sizes, as Python's zipfile counts them), read at
 /// the first entry whatever the members' sizes. A tar says nothing ahead.
-@Suite struct UnpackProgressTests {
+@Suite(.startsProcesses) struct UnpackProgressTests {
     /// A tree written by Info-ZIP zip with `names` in that order: `big.bin`
     /// (300 KiB, above the size whose members go to the workers),
     /// `small.txt` and a directory `dir/`.

@@ -18,7 +18,7 @@ import TestSupport
 /// generous bound on the time catches it, and a return of any quadratic
 /// shape. The comparison with bsdtar is the benchmark's
 /// (`Tools/run-benchmark.sh --formats shapes`, docs/performance.md).
-@Suite struct UnpackShapeTests {
+@Suite(.startsProcesses) struct UnpackShapeTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let generator = repository.appendingPathComponent("Tools/make-deep-archives.py").path
 

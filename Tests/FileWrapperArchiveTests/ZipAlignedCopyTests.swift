@@ -11,7 +11,7 @@ import TestSupport
 /// writes from 64 KiB boundaries on (the bytes before one go through
 /// memory), where the kernel copies whole large folios; the members stay
 /// byte-identical, and every reader reads the padded zip.
-@Suite struct ZipAlignedCopyTests {
+@Suite(.startsProcesses) struct ZipAlignedCopyTests {
     /// `(name, header offset)` of each member of the zip at `url`, by Python's zipfile.
     static func offsets(_ url: URL) throws -> [(name: String, offset: Int)] {
         let result = try Interop.run("python3", ["-c", """

@@ -7,7 +7,7 @@ import TestSupport
 /// Issue 25, item 3: ``ZipArchiveEditor`` adds, replaces and removes
 /// members of a zip made by another tool in one atomic rewrite, copying
 /// the members it leaves alone as they are stored.
-@Suite struct ZipArchiveEditorTests {
+@Suite(.startsProcesses) struct ZipArchiveEditorTests {
     /// A zip made by Python's zipfile: deflated and stored members, a directory entry.
     static func pythonZip(in directory: TemporaryDirectory) throws -> URL {
         let zip = directory.appending("edit.zip")
@@ -87,7 +87,7 @@ import TestSupport
 /// (`fwk-test-child edit-zip`), at least 20 times mid-edit (4 in a reduced
 /// run, ``KillHarness/kills(full:)``): the zip holds the old version of the edited member or the new
 /// one, and every other member whole; nothing beside it changes.
-@Suite struct KilledZipEditTests {
+@Suite(.startsProcesses) struct KilledZipEditTests {
     static let kills = KillHarness.kills(full: 20)
 
     /// The regular files of the zip at `url`, read in memory by ``ArchiveReader``.

@@ -8,7 +8,7 @@ import TestSupport
 /// rule, libarchive's (``ZipCentralDirectory``), so that the lazy container
 /// shows what an unpack unpacks. The zips are Python's zipfile's, patched
 /// where a test says; Python's reader is asked too.
-@Suite struct ZipCentralDirectoryTests {
+@Suite(.startsProcesses) struct ZipCentralDirectoryTests {
     /// `OUT KIND`: a zip of a.txt, b.txt and c.txt, then for `fewer` the
     /// end record's counts made 2, for `junk` 8 bytes put between the
     /// directory and the end record (counted in the directory's size).

@@ -10,7 +10,7 @@ import TestSupport
 /// first use, alone, and checked (size, CRC-32); names go through the
 /// in-memory reader's rules with its errors; a zip replaced or written to
 /// under an open tree gives the "changed" error, never other bytes.
-@Suite struct ZipContainerReadTests {
+@Suite(.startsProcesses) struct ZipContainerReadTests {
     /// A document's files: a `mimetype`, text, JSON and media that does not compress.
     static func documentFiles(seed: UInt64) -> [(path: String, contents: [UInt8])] {
         var random = SplitMix64(seed: seed)

@@ -11,7 +11,7 @@ import TestSupport
 /// the members' order (a stored `mimetype` first) with new ones at the
 /// end, to the same zip or another, and what it writes reads with
 /// `unzip -t`, bsdtar and Python's zipfile.
-@Suite struct ZipContainerSaveTests {
+@Suite(.startsProcesses) struct ZipContainerSaveTests {
     /// The regular files of a tree by path, read.
     static func files(of root: FileWrapper) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]

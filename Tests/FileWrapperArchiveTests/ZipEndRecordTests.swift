@@ -11,7 +11,7 @@ import TestSupport
 /// (``ZipDirectoryEnd/locate(in:)``), and every reader finds it there:
 /// the in-memory reader and the lazy container, also after a
 /// self-extracting stub. (The commands: `ZipEndRecordCommandTests`.)
-@Suite struct ZipEndRecordTests {
+@Suite(.startsProcesses) struct ZipEndRecordTests {
     /// What the zip holds: `a.txt` from a file, `-` from standard input.
     static let files: [[UInt8]: [UInt8]] = [Array("a.txt".utf8): Array("first\n".utf8), Array("-".utf8): Array("hello\n".utf8)]
 

@@ -12,7 +12,7 @@ import TestSupport
 /// bytes, and checked (size, CRC-32, the archive unchanged); a member of a
 /// method libarchive does not decode still makes the zip refused. And a
 /// self-extracting zip64, with its offsets corrected or not, reads lazily.
-@Suite struct ZipLazyMethodTests {
+@Suite(.startsProcesses) struct ZipLazyMethodTests {
     /// A program that writes zips with other methods than store and deflate.
     enum Tool: String, CaseIterable, CustomTestStringConvertible {
         case pythonBzip2, pythonLZMA, infoZipBzip2, sevenZipBzip2, sevenZipLZMA, sevenZipXZ, sevenZipPPMd, zstdCrafted

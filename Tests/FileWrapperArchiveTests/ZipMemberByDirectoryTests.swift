@@ -10,7 +10,7 @@ import TestSupport
 /// `wrapinspect cat` and `diff -p` use), with names compared as bytes and
 /// the same refusals as the streamed read; what the lazy reader refuses is
 /// streamed, with the streamed read's rules.
-@Suite struct ZipMemberByDirectoryTests {
+@Suite(.startsProcesses) struct ZipMemberByDirectoryTests {
     /// The bytes of `member` of `url`, as `wrapinspect cat` gets them.
     static func contents(of member: String, in url: URL) throws -> [UInt8] {
         var bytes: [UInt8] = []

@@ -11,7 +11,7 @@ import TestSupport
 /// the worker inflates them and checks what libarchive would check, so a
 /// damaged member is refused naming the archive and the entry, leaving
 /// nothing behind.
-@Suite struct ZipMemberTests {
+@Suite(.startsProcesses) struct ZipMemberTests {
     static let largest = FileWorkers.largeFile
 
     static func text(_ count: Int, seed: Int) -> [UInt8] {

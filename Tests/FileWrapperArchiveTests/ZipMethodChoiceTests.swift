@@ -11,7 +11,7 @@ import FileWrapperKit
 /// source that can be read ahead (a tree on disk, a wrapper in memory, a
 /// wrapper read lazily from disk). The archives are read back by Info-ZIP
 /// and Python's zipfile.
-@Suite struct ZipMethodChoiceTests {
+@Suite(.startsProcesses) struct ZipMethodChoiceTests {
     /// The files, made for each test that needs them (held in statics,
     /// LeakSanitizer took their storage for leaked).
     struct Files {

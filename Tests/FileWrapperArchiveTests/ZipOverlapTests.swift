@@ -11,7 +11,7 @@ import TestSupport
 /// destination), the in-memory reader, the manifest and the lazy
 /// container. Python's zipfile reads each of them, CRCs and all; Info-ZIP's
 /// unzip refuses each ("overlapped components").
-@Suite struct ZipOverlapTests {
+@Suite(.startsProcesses) struct ZipOverlapTests {
     /// The zip of `kind` in `directory`.
     static func zip(_ kind: String, in directory: TemporaryDirectory) throws -> URL {
         let zip = directory.appending("\(kind).zip")

@@ -10,7 +10,7 @@ import TestSupport
 /// member refused before the save is refused after it. What the caller
 /// added beyond those limits is written, and the members left alone still
 /// read from the new zip.
-@Suite struct ZipSaveLimitsTests {
+@Suite(.startsProcesses) struct ZipSaveLimitsTests {
     @Test func aMemberRefusedBeforeASaveIsRefusedAfterIt() throws {
         let directory = try TemporaryDirectory()
         let files = ZipLazyMethodTests.files(seed: 17)

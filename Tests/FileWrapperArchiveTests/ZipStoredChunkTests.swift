@@ -9,7 +9,7 @@ import FileWrapperKit
 /// the others: a file of random chunks and text chunks comes out within
 /// 1 % of Info-ZIP's size, its random chunks stored blocks, and every
 /// reader inflates it to the same bytes (Info-ZIP, bsdtar, Python, ours).
-@Suite struct ZipStoredChunkTests {
+@Suite(.startsProcesses) struct ZipStoredChunkTests {
     /// Text and random bytes in turn, a chunk each, ending with a random
     /// tail shorter than a chunk: the stream's last block is a stored one.
     struct Alternating {

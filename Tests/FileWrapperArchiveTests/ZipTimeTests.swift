@@ -7,7 +7,7 @@ import FileWrapperKit
 /// Zip headers carry their MS-DOS date and time in UTC, whatever the time
 /// zone of the process that wrote them, so a reproducible zip is the same
 /// bytes everywhere; the "UT" extra field keeps the Unix time.
-@Suite struct ZipTimeTests {
+@Suite(.startsProcesses) struct ZipTimeTests {
     /// 2024-03-05 23:30:10 UTC: already March 6 in Tokyo (UTC+9).
     static let evening: Int64 = 1_709_681_410
 

@@ -12,7 +12,7 @@ import TestSupport
 /// (``ZipMemberTests``), and its bytes are never kept: its size and CRC-32
 /// are right, so only the decoder's end tells. libarchive's checks tell it,
 /// in a failure or in a warning that the reader takes as one.
-@Suite struct ZipTrailingBytesTests {
+@Suite(.startsProcesses) struct ZipTrailingBytesTests {
     typealias Tool = ZipLazyMethodTests.Tool
 
     /// The zip at `zip` with `bytes` inserted after the compressed data of

@@ -8,7 +8,7 @@ import FileWrapperKit
 /// stream, what does not compress stored, zip64 where sizes, offsets or
 /// the entry count need it, the same bytes whatever the scheduling, and
 /// failures that name the entry.
-@Suite struct ZipWriterTests {
+@Suite(.startsProcesses) struct ZipWriterTests {
     static let chunk = ZipWriter.chunkSize
 
     /// Text that deflates well but not trivially: numbered lines of words.

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Our zstd compressor: a frame per chunk, compressed on the workers and
 /// passed on in order, which the zstd tool decodes as one stream.
-@Suite struct ZstdCompressorTests {
+@Suite(.startsProcesses) struct ZstdCompressorTests {
     static let chunk = ZstdCompressor.chunkSize
 
     /// Text and bytes that do not compress, so that frames differ in size.

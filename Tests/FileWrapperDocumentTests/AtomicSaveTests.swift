@@ -7,7 +7,7 @@ import TestSupport
 /// Every save is atomic: a save that fails midway, for want of space or
 /// because the document could not serialize, leaves the previous version
 /// whole, the document's unsaved changes kept, and nothing behind.
-@Suite struct AtomicSaveTests {
+@Suite(.startsProcesses) struct AtomicSaveTests {
     @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root"), arguments: ["Doc.txt", "Doc.notes", "Doc.noteszip"])
     func aSaveThatRunsOutOfSpaceLeavesThePreviousVersion(name: String) async throws {
         DocumentFixtures.registerNotesTypes()

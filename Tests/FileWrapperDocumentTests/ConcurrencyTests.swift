@@ -8,7 +8,7 @@ import TestSupport
 /// A reference document's snapshot is taken while edits wait; serializing
 /// and writing run off the controller, so edits go on during a save and
 /// stay unsaved changes; saves run one after another.
-@Suite struct ConcurrencyTests {
+@Suite(.startsProcesses) struct ConcurrencyTests {
     @Test func editsGoOnWhileASaveSerializes() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.appending("Gated.txt")

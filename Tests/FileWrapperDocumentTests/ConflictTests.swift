@@ -6,7 +6,7 @@ import TestSupport
 /// What must hold (3): another process changing the file between open and
 /// save makes the save fail with an error that names the file, and the
 /// other process's version survives; a forced save replaces it.
-@Suite struct ConflictTests {
+@Suite(.startsProcesses) struct ConflictTests {
     /// Runs a shell command as another process would, waiting for it
     /// without holding a thread of the cooperative pool (``ChildProcess``).
     static func otherProcess(_ command: String) async throws {

@@ -13,7 +13,7 @@ import TestSupport
 /// Each save is `fwk-test-child save-document`: it opens the document with
 /// a DocumentController, makes its files those of the other version (a few
 /// hundred files; one unchanged, which a bundle links) and saves in place.
-@Suite struct KilledSaveTests {
+@Suite(.startsProcesses) struct KilledSaveTests {
     static let bundleKills = KillHarness.kills(full: 40)
     static let zipKills = KillHarness.kills(full: 30)
 

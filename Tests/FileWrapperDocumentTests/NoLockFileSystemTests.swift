@@ -9,7 +9,7 @@ import TestSupport
 /// `--fault=fcntl(F_OFD_SETLKW):1+:ENOLCK`), opening and saving work as
 /// before the locks: a save is checked against the stamp, and a refused
 /// one says that saves are not ordered there. No lock file is left.
-@Suite struct NoLockFileSystemTests {
+@Suite(.startsProcesses) struct NoLockFileSystemTests {
     static let noLocks = "--fault=fcntl(F_OFD_SETLKW):1+:ENOLCK"
 
     @Test func withoutLocksOpenAndSaveWorkAsBefore() async throws {

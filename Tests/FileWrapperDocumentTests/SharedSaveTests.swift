@@ -14,7 +14,7 @@ import TestSupport
 /// Each writer is `fwk-test-child append-lines` (a line a save, a refused
 /// save met by revert and the line appended again): at the end every line
 /// of every writer is in the document exactly once.
-@Suite struct SharedSaveTests {
+@Suite(.startsProcesses) struct SharedSaveTests {
     /// The reproduction: two processes appending 40 lines each to
     /// one package kept 63 lines, both having reported 40 saves.
     @Test func twoProcessesAppendingFortyLinesEachKeepEveryLine() async throws {

@@ -7,7 +7,7 @@ import TestSupport
 /// Issue 25, item 2: a DocumentController opens a zip-container document
 /// lazily (its members read on first use) and saves it incrementally: the
 /// members the document did not change are copied as the zip stores them.
-@Suite struct ZipContainerDocumentTests {
+@Suite(.startsProcesses) struct ZipContainerDocumentTests {
     @Test func savingAfterOneNoteChangedCopiesTheOtherMembersAsStored() async throws {
         DocumentFixtures.registerNotesTypes()
         let directory = try TemporaryDirectory()

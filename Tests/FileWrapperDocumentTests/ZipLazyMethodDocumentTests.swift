@@ -7,7 +7,7 @@ import TestSupport
 /// A DocumentController opens a zip-container document whose members are
 /// compressed with bzip2 lazily too, rather than reading it whole in
 /// memory, and its save copies the members it did not change as stored.
-@Suite struct ZipLazyMethodDocumentTests {
+@Suite(.startsProcesses) struct ZipLazyMethodDocumentTests {
     /// `IN OUT`: the members of the zip IN, in order, written to OUT with
     /// Python's zipfile, compressed with bzip2.
     static let recompress = """

@@ -8,7 +8,7 @@ import TestSupport
 /// manifest keeps each with its value, the metadata digest tells them
 /// apart, and the JSON manifests give them back. Attributes set by Python
 /// (`os.setxattr` with names as bytes).
-@Suite struct AttributeNameTests {
+@Suite(.startsProcesses) struct AttributeNameTests {
     static let names: [[UInt8]] = [
         Array("user.".utf8) + [0xFF], Array("user.".utf8) + [0xFE],
         Array("user.".utf8) + [0xC3, 0xA9], Array("user.e".utf8) + [0xCC, 0x81],

@@ -5,7 +5,7 @@ import TestSupport
 @testable import FileWrapperKit
 
 /// Errors name the path and the failing call, and a failed save loses nothing.
-@Suite struct ErrorTests {
+@Suite(.startsProcesses) struct ErrorTests {
     @Test func aMissingPathNamesThePathAndTheCall() throws {
         let directory = try TemporaryDirectory()
         let missing = directory.appending("Missing.package")

@@ -9,7 +9,7 @@ import TestSupport
 /// from the layout document (``FlatRTFDPythonReader``), against the
 /// document's annotated sample, and against blobs built here field by
 /// field. Damaged blobs are FileWrapperArchiveTests' FlatRTFDHostileInputTests.
-@Suite struct FlatRTFDTests {
+@Suite(.startsProcesses) struct FlatRTFDTests {
     static let time = FileTimestamp(seconds: 1_700_000_000, nanoseconds: 250_000_000)
     static let unique = "__#$!@%!#__"
 

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Saving with `originalContentsURL` hard-links the files that did not
 /// change and writes only the change.
-@Suite struct IncrementalSaveTests {
+@Suite(.startsProcesses) struct IncrementalSaveTests {
     static func makePackage(at url: URL, files: Int = 40) throws {
         for index in 0..<files {
             try Disk.write(String(repeating: "page \(index) ", count: 500), to: url.appendingPathComponent("Pages/page-\(index).txt"))

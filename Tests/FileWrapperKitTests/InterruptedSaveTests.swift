@@ -7,7 +7,7 @@ import TestSupport
 /// run, ``KillHarness/kills(full:)``): the document is
 /// the old version or the new one, whole; nothing beside it changes; the
 /// next save removes what the killed ones left.
-@Suite struct InterruptedSaveTests {
+@Suite(.startsProcesses) struct InterruptedSaveTests {
     static let kills = KillHarness.kills(full: 30)
 
     @Test func killedAtRandomInstantsTheDocumentIsOldOrNewWhole() async throws {

@@ -6,7 +6,7 @@ import TestSupport
 /// Our line diff against GNU diff: the same hunks where the shortest edit
 /// is unique, an edit as short as `diff --minimal`'s everywhere, and a
 /// patch that `patch` applies to give the new text.
-@Suite struct LineDiffTests {
+@Suite(.startsProcesses) struct LineDiffTests {
     /// Our patch of `old` into `new`, with `diff -u`'s file header.
     static func patch(_ old: [UInt8], _ new: [UInt8], context: Int = 3) -> [UInt8] {
         var text = Array("--- a\n+++ b\n".utf8)

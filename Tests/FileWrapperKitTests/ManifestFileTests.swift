@@ -6,7 +6,7 @@ import TestSupport
 
 /// Manifest files (JSON, JSON Lines, mtree) written and read back, refused
 /// when malformed, and understood by bsdtar in both directions.
-@Suite struct ManifestFileTests {
+@Suite(.startsProcesses) struct ManifestFileTests {
     @Test(arguments: ManifestFileFormat.allCases)
     func aTreeOnDiskRoundTrips(format: ManifestFileFormat) throws {
         let directory = try TemporaryDirectory()

@@ -8,7 +8,7 @@ import TestSupport
 /// formats have always had, and a file written to disk (or through a
 /// symbolic link, or into a pipe) holds exactly what ``Manifest/encoded(as:)``
 /// returns.
-@Suite struct ManifestWritingTests {
+@Suite(.startsProcesses) struct ManifestWritingTests {
     @Test(arguments: ManifestFileFormat.allCases)
     func everyFieldIsWrittenAsBefore(format: ManifestFileFormat) throws {
         let manifest = try Self.trickyManifest()

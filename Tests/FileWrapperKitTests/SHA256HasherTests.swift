@@ -7,7 +7,7 @@ import TestSupport
 /// Our SHA-256: the published examples, every length around the block
 /// boundaries against Python's hashlib, any split of the input, and the
 /// SHA instructions against the portable code block by block.
-@Suite struct SHA256HasherTests {
+@Suite(.startsProcesses) struct SHA256HasherTests {
     /// The digest of `bytes` fed in pieces of the given lengths (the rest last).
     static func digest(of bytes: [UInt8], splitAt lengths: [Int] = []) -> SHA256Digest {
         var hasher = SHA256Hasher()

@@ -5,7 +5,7 @@ import TestSupport
 
 /// JSON and property lists compared as data: changes by path, formatting
 /// (key order, whitespace, XML or binary) not a change.
-@Suite struct StructuredDiffTests {
+@Suite(.startsProcesses) struct StructuredDiffTests {
     static func diff(_ old: String, _ new: String) throws -> StructuredDiff {
         try #require(StructuredDiff.compare(old: Array(old.utf8), new: Array(new.utf8))).get()
     }

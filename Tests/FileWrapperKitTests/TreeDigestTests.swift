@@ -7,7 +7,7 @@ import TestSupport
 /// The tree and metadata digests as `docs/tree-digest.md` specifies them,
 /// checked against its worked example and against the independent
 /// implementation in `Tools/tree_digest.py`.
-@Suite struct TreeDigestTests {
+@Suite(.startsProcesses) struct TreeDigestTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The digests the worked example of `docs/tree-digest.md` states, by path.

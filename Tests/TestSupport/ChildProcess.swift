@@ -54,6 +54,9 @@ public enum ChildProcess {
         _ executable: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:],
         standardInput: CInt? = nil, standardOutput: CInt, standardError: CInt
     ) throws -> pid_t {
+        guard !TestTier.fast else {
+            throw SpawnFailure(description: "\(executable) would start in the fast tier: mark the suite or test .startsProcesses")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
