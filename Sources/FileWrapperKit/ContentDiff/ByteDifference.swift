@@ -13,6 +13,10 @@ public struct ByteDifference: Sendable, Hashable {
     public static let contextLength = 8
 
     /// The first difference of `old` and `new`; nil when they are equal.
+    ///
+    /// - Parameters:
+    ///   - old: The bytes before.
+    ///   - new: The bytes after.
     public init?(old: [UInt8], new: [UInt8]) {
         let common = old.withUnsafeBufferPointer { a in
             new.withUnsafeBufferPointer { b in
@@ -30,6 +34,9 @@ public struct ByteDifference: Sendable, Hashable {
 
     /// Whether `bytes` is text to a diff: no NUL byte in its first 8,000
     /// bytes, the rule `git diff` and GNU `diff` apply.
+    ///
+    /// - Parameter bytes: The contents, or their first 8,000 bytes at least.
+    /// - Returns: `true` when the first 8,000 bytes hold no NUL byte.
     public static func isText(_ bytes: some Collection<UInt8>) -> Bool {
         !bytes.prefix(8000).contains(0)
     }

@@ -39,6 +39,8 @@ public struct ContentSignature: Sendable, Hashable {
         public init() {}
 
         /// Adds the next block of the contents.
+        ///
+        /// - Parameter block: The bytes that follow those added so far.
         public mutating func append(_ block: some Collection<UInt8>) {
             size += block.count
             guard isText != nil else {
@@ -50,6 +52,8 @@ public struct ContentSignature: Sendable, Hashable {
         }
 
         /// The signature of all the bytes added.
+        ///
+        /// - Returns: The signature of every byte appended.
         public mutating func finish() -> ContentSignature {
             if isText == nil { decide() }
             if pendingReturn {
@@ -103,6 +107,8 @@ public struct ContentSignature: Sendable, Hashable {
     }
 
     /// The signature of `bytes`.
+    ///
+    /// - Parameter bytes: The whole contents.
     public init(of bytes: some Collection<UInt8>) {
         var builder = Builder()
         builder.append(bytes)

@@ -27,6 +27,10 @@ public struct LineDiff: Sendable {
     public let runs: [Run]
 
     /// The edit from `old` to `new`.
+    ///
+    /// - Parameters:
+    ///   - old: The text before, as bytes.
+    ///   - new: The text after, as bytes.
     public init(old: [UInt8], new: [UInt8]) {
         oldLines = Self.lines(of: old)
         newLines = Self.lines(of: new)

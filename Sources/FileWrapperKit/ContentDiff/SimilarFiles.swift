@@ -20,6 +20,11 @@ public struct SimilarFiles: Sendable {
         /// when telling whether a name is unique, as in git.
         public var signature: ContentSignature?
 
+        /// A file to pair.
+        ///
+        /// - Parameters:
+        ///   - path: Its path in the tree.
+        ///   - signature: Its contents' signature; nil when they are not compared.
         public init(path: [UInt8], signature: ContentSignature?) {
             self.path = path
             self.signature = signature
@@ -55,6 +60,11 @@ public struct SimilarFiles: Sendable {
     public private(set) var pairs: [Pair] = []
 
     /// Pairs `removed` and `added` at `minimumPercent` % alike or more (git's `-M50%`).
+    ///
+    /// - Parameters:
+    ///   - removed: The files only the old tree holds.
+    ///   - added: The files only the new tree holds.
+    ///   - minimumPercent: How alike a pair must be, from 0 to 100; clamped to that range.
     public init(removed: [Candidate], added: [Candidate], minimumPercent: Int = 50) {
         minimumScore = Self.maxScore * min(max(minimumPercent, 0), 100) / 100
         var removedUsed = Array(repeating: false, count: removed.count)

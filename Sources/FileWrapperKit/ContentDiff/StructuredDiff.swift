@@ -41,6 +41,13 @@ public struct StructuredDiff: Sendable {
     /// neither JSON nor a property list, or they are one each; a refusal
     /// when either expands past `maxNodes` values, nests too deep or
     /// contains itself.
+    ///
+    /// - Parameters:
+    ///   - old: The part before.
+    ///   - new: The part after.
+    ///   - maxNodes: How many values each side may expand to.
+    /// - Returns: The changes, or the refusal that stopped either side's
+    ///   parse; nil when the two are not both JSON or both property lists.
     public static func compare(
         old: [UInt8], new: [UInt8], maxNodes: Int = StructuredValue.defaultMaxNodes
     ) -> Result<StructuredDiff, StructuredValue.Refusal>? {

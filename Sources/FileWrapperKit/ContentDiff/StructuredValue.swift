@@ -78,6 +78,15 @@ public indirect enum StructuredValue: Sendable, Hashable {
     /// property list (XML or binary); nil for anything else; a refusal
     /// when it is one of them but expands past `maxNodes` values, nests
     /// deeper than ``maxDepth`` or contains itself.
+    ///
+    /// - Parameters:
+    ///   - bytes: The part's contents.
+    ///   - maxNodes: How many values the part may expand to.
+    /// - Returns: The value and the syntax it was read as; nil when `bytes` is
+    ///   neither JSON nor a property list.
+    /// - Throws: ``StructuredValue/Refusal``, naming the syntax, when the part
+    ///   expands past `maxNodes` values, nests deeper than ``maxDepth`` or
+    ///   contains itself.
     public static func parse(_ bytes: [UInt8], maxNodes: Int = defaultMaxNodes) throws(Refusal) -> (value: StructuredValue, syntax: Syntax)? {
         var budget = Budget(limit: maxNodes)
         var syntax = Syntax.json
@@ -159,6 +168,9 @@ public indirect enum StructuredValue: Sendable, Hashable {
 
     /// The value in one line, as JSON writes it (a property list's date in
     /// ISO 8601, its data as `<hex>`), cut after `limit` characters.
+    ///
+    /// - Parameter limit: How many characters to keep before the `…`.
+    /// - Returns: The line, at most `limit` characters and a `…`.
     public func summary(limit: Int = 60) -> String {
         var text = ""
         write(to: &text, limit: limit)

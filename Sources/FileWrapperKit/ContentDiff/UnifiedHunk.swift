@@ -29,6 +29,9 @@ extension LineDiff {
     /// The hunks of this edit with `context` unchanged lines around each
     /// change; changes closer than twice that share a hunk. Within a change,
     /// removed lines come before added ones, as `diff` prints them.
+    ///
+    /// - Parameter context: How many unchanged lines to show on each side of a change.
+    /// - Returns: The hunks in order; empty when the texts are equal.
     public func hunks(context: Int = 3) -> [UnifiedHunk] {
         let blocks = changeBlocks()
         var hunks: [UnifiedHunk] = []

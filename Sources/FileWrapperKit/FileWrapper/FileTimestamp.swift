@@ -10,6 +10,12 @@ public struct FileTimestamp: Hashable, Comparable, Sendable {
     /// Nanoseconds past `seconds`, from 0 to 999,999,999.
     public var nanoseconds: Int32
 
+    /// The timestamp `seconds` and `nanoseconds` after 1970-01-01 00:00:00 UTC.
+    ///
+    /// - Parameters:
+    ///   - seconds: Whole seconds since 1970-01-01 00:00:00 UTC.
+    ///   - nanoseconds: Nanoseconds past `seconds`, from 0 to 999,999,999;
+    ///     another value is a programmer error.
     public init(seconds: Int64, nanoseconds: Int32 = 0) {
         precondition((0..<1_000_000_000).contains(nanoseconds), "nanoseconds out of range: \(nanoseconds)")
         self.seconds = seconds
@@ -17,6 +23,8 @@ public struct FileTimestamp: Hashable, Comparable, Sendable {
     }
 
     /// The timestamp nearest to `date`.
+    ///
+    /// - Parameter date: The time, to the precision a `Date` holds.
     public init(_ date: Date) {
         let interval = date.timeIntervalSince1970
         var whole = interval.rounded(.down)
@@ -51,6 +59,11 @@ public struct FileOwner: Hashable, Sendable {
     public var userID: UInt32
     public var groupID: UInt32
 
+    /// The owner `userID` and group `groupID`.
+    ///
+    /// - Parameters:
+    ///   - userID: The user ID.
+    ///   - groupID: The group ID.
     public init(userID: UInt32, groupID: UInt32) {
         self.userID = userID
         self.groupID = groupID

@@ -18,6 +18,13 @@ extension FileWrapper {
         /// Extended attributes in the `user.` namespace, by full name (`user.comment`).
         public var extendedAttributes: [String: Data]
 
+        /// Metadata with the values given; each left out is not set.
+        ///
+        /// - Parameters:
+        ///   - permissions: Permission bits (`0o7777` at most).
+        ///   - modificationDate: The modification time.
+        ///   - owner: Owner and group.
+        ///   - extendedAttributes: Extended attributes by full name.
         public init(
             permissions: UInt16? = nil, modificationDate: FileTimestamp? = nil,
             owner: FileOwner? = nil, extendedAttributes: [String: Data] = [:]

@@ -12,6 +12,9 @@ extension FileWrapper {
 
     /// Adds `child` under its preferred filename, made unique if the name is
     /// taken (`"1__#$!@%!#__name"`, then 2, ...), and returns the key.
+    ///
+    /// - Parameter child: The wrapper to add; it must have a preferred filename.
+    /// - Returns: The key `child` is held under.
     @discardableResult
     public func addFileWrapper(_ child: FileWrapper) -> String {
         precondition(kind == .directory, "addFileWrapper(_:) called on a wrapper that is not a directory")
@@ -25,6 +28,11 @@ extension FileWrapper {
     }
 
     /// Adds a regular file holding `data` and returns its key.
+    ///
+    /// - Parameters:
+    ///   - data: The file's contents.
+    ///   - fileName: Its preferred filename.
+    /// - Returns: The key the new file is held under.
     @discardableResult
     public func addRegularFile(withContents data: Data, preferredFilename fileName: String) -> String {
         let child = FileWrapper(regularFileWithContents: data)
@@ -33,6 +41,8 @@ extension FileWrapper {
     }
 
     /// Removes `child`, found by identity; does nothing if it is not a child.
+    ///
+    /// - Parameter child: The child to remove.
     public func removeFileWrapper(_ child: FileWrapper) {
         precondition(kind == .directory, "removeFileWrapper(_:) called on a wrapper that is not a directory")
         guard let key = keyForChildFileWrapper(child) else { return }
@@ -43,6 +53,9 @@ extension FileWrapper {
     }
 
     /// The key under which `child`, compared by identity, is held.
+    ///
+    /// - Parameter child: The wrapper to look for.
+    /// - Returns: Its key; nil when `child` is not a child of this directory.
     public func keyForChildFileWrapper(_ child: FileWrapper) -> String? {
         precondition(kind == .directory, "keyForChildFileWrapper(_:) called on a wrapper that is not a directory")
         return children.first { $0.value === child }?.key

@@ -84,6 +84,10 @@ extension FileWrapper {
     /// A regular file's contents, read from disk on first access, or the
     /// error that names the file and the failing call. Safe from several
     /// threads at once.
+    ///
+    /// - Returns: The contents.
+    /// - Throws: ``FileWrapperError`` when opening, mapping or reading the
+    ///   file fails.
     public func readRegularFileContents() throws -> Data {
         precondition(kind == .regularFile, "readRegularFileContents() called on a wrapper that is not a regular file")
         return try loadContents()

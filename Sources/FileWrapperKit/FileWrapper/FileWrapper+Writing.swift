@@ -22,9 +22,15 @@ extension FileWrapper {
     /// - With `.withNameUpdating`, the wrapper and its descendants take the
     ///   names they were written under as their `filename`.
     ///
-    /// On failure, removes what it wrote, leaves `url` as it was, and throws
-    /// a `CocoaError` with Foundation's code, as Foundation does; its
-    /// `fileWrapperError` names the path and the failing call.
+    /// - Parameters:
+    ///   - url: Where to write.
+    ///   - options: `.atomic` for a synced replacement, `.withNameUpdating`
+    ///     to update filenames.
+    ///   - originalContentsURL: Where this wrapper was read from, to link
+    ///     its unchanged files; nil to write every file.
+    /// - Throws: A `CocoaError` with Foundation's code, as Foundation
+    ///   throws; its `fileWrapperError` names the path and the failing
+    ///   call. What was written is removed and `url` is left as it was.
     public func write(to url: URL, options: WritingOptions = [], originalContentsURL: URL?) throws {
         try FileWrapperError.reportingAsCocoa(url: url) {
             try save(to: url, options: options, originalContentsURL: originalContentsURL)

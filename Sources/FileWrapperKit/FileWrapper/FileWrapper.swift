@@ -73,6 +73,8 @@ open class FileWrapper {
 
     /// A directory wrapper holding `childrenByPreferredName` under the given
     /// keys; a child without a preferred filename takes its key as one.
+    ///
+    /// - Parameter childrenByPreferredName: The children by key.
     public init(directoryWithFileWrappers childrenByPreferredName: [String: FileWrapper]) {
         kind = .directory
         attributes = Attributes()
@@ -86,6 +88,8 @@ open class FileWrapper {
     }
 
     /// A regular-file wrapper holding `contents`.
+    ///
+    /// - Parameter contents: The file's bytes.
     public init(regularFileWithContents contents: Data) {
         kind = .regularFile
         attributes = Attributes()
@@ -95,6 +99,8 @@ open class FileWrapper {
     /// A symbolic-link wrapper whose target is `url`'s path as given:
     /// a relative URL made with `URL(fileURLWithPath: "../x")` gives the
     /// relative target `../x`.
+    ///
+    /// - Parameter url: The link's target.
     public init(symbolicLinkWithDestinationURL url: URL) {
         kind = .symbolicLink
         attributes = Attributes()
@@ -102,6 +108,8 @@ open class FileWrapper {
     }
 
     /// A symbolic-link wrapper whose target is `path`, byte for byte.
+    ///
+    /// - Parameter path: The link's target.
     public init(symbolicLinkWithDestination path: String) {
         kind = .symbolicLink
         attributes = Attributes()

@@ -8,11 +8,16 @@ import Foundation
 public struct ExtendedAttributeName: Hashable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     public var bytes: [UInt8]
 
+    /// The name made of `bytes`.
+    ///
+    /// - Parameter bytes: The name's bytes, `user.` included.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
     /// The name whose bytes are `text`'s UTF-8.
+    ///
+    /// - Parameter text: The name, `user.` included.
     public init(_ text: String) {
         bytes = Array(text.utf8)
     }

@@ -7,6 +7,13 @@ extension Manifest {
     /// so any name Linux allows is kept. With `hashingContents`, every
     /// regular file is read and hashed, on all cores; `progress` counts
     /// the entries found and the bytes hashed.
+    ///
+    /// - Parameters:
+    ///   - url: The file, link or directory.
+    ///   - hashingContents: Whether to hash every regular file.
+    ///   - progress: Counts entries and bytes as they are read; nil for none.
+    /// - Throws: ``FileWrapperError`` naming the path and the call when a
+    ///   system call fails, or when a file changes while it is hashed.
     public init(contentsOf url: URL, hashingContents: Bool = true, progress: ManifestProgress? = nil) throws {
         self = try DiskManifestReader(root: url.path, name: url.relativePath, hashingContents: hashingContents, progress: progress).read()
     }

@@ -3,6 +3,14 @@ extension Manifest {
     /// it in errors and in ``Manifest/source``. With `hashingContents`, each
     /// file's contents are hashed, read block by block from disk for a
     /// wrapper read lazily.
+    ///
+    /// - Parameters:
+    ///   - wrapper: The root of the tree.
+    ///   - name: The tree's name in errors and in ``Manifest/source``.
+    ///   - hashingContents: Whether to hash every regular file.
+    /// - Throws: ``FileWrapperError`` when a lazily read file's contents
+    ///   cannot be read from disk; ``ManifestError`` naming the entry when a
+    ///   name makes a path that leaves the tree (`..`).
     public init(_ wrapper: FileWrapper, name: String, hashingContents: Bool = true) throws {
         var builder = ManifestBuilder(source: Source(kind: .fileWrapper, name: name))
         var stack: [(path: [UInt8], wrapper: FileWrapper)] = [([], wrapper)]

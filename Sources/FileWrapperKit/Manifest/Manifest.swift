@@ -26,6 +26,12 @@ public struct Manifest: Sendable {
         /// An archive's format as libarchive names it (`ZIP 2.0 (deflation)`).
         public var format: String?
 
+        /// A source of the kind, name and format given.
+        ///
+        /// - Parameters:
+        ///   - kind: What the manifest was made from.
+        ///   - name: The path or name as the user gave it.
+        ///   - format: An archive's format as libarchive names it; nil for others.
         public init(kind: Kind, name: String, format: String? = nil) {
             self.kind = kind
             self.name = name
@@ -87,6 +93,9 @@ public struct Manifest: Sendable {
 
     /// The entry at `path`, if there is one: found by binary search in the
     /// sorted entries, so that a manifest needs no index beside them.
+    ///
+    /// - Parameter path: The entry's path, clean (``ManifestPath/normalized(_:)``).
+    /// - Returns: The entry; nil when the manifest has none at `path`.
     public func entry(at path: [UInt8]) -> ManifestEntry? {
         var low = 0
         var high = entries.count
@@ -102,6 +111,10 @@ public struct Manifest: Sendable {
     }
 
     /// The position just past the subtree that starts at `index`.
+    ///
+    /// - Parameter index: An index into ``entries``.
+    /// - Returns: The index of the first entry after `index` that does not lie
+    ///   below it, or `entries.count`.
     public func endOfSubtree(at index: Int) -> Int {
         let path = entries[index].path
         var end = index + 1

@@ -26,6 +26,11 @@ public struct ManifestBuilder {
     /// deep paths must not make millions of them.
     package var maxEntries = Int.max
 
+    /// A builder for a manifest of `source`.
+    ///
+    /// - Parameters:
+    ///   - source: What the entries come from; it names the tree in errors.
+    ///   - repeatedPaths: What two entries with one path make.
     public init(source: Manifest.Source, repeatedPaths: RepeatedPaths = .refused) {
         self.source = source
         self.repeatedPaths = repeatedPaths
@@ -33,7 +38,11 @@ public struct ManifestBuilder {
     }
 
     /// Adds `entry` after cleaning its path (`./a//b/` is `a/b`, `.` is the
-    /// root). Throws for an absolute path or a `..` component.
+    /// root).
+    ///
+    /// - Parameter entry: The entry, its path as the source stores it.
+    /// - Throws: ``ManifestError`` naming the entry when its path is
+    ///   absolute or has a `..` component.
     public mutating func add(_ entry: ManifestEntry) throws(ManifestError) {
         var entry = entry
         entry.path = try normalizedPath(entry.path)
@@ -66,9 +75,14 @@ public struct ManifestBuilder {
         return normalized
     }
 
-    /// The manifest. Throws when two entries have one path (unless the
-    /// last is to win), or when an entry lies below something that is not
-    /// a directory.
+    /// The manifest.
+    ///
+    /// - Returns: The manifest of the entries added, with the folders their
+    ///   paths imply and every digest computed.
+    /// - Throws: ``ManifestError`` naming the entry when two entries have
+    ///   one path (unless the last is to win), when an entry lies below
+    ///   something that is not a directory, or when the implied folders
+    ///   pass the entry limit.
     public consuming func finish() throws(ManifestError) -> Manifest {
         var entries: [ManifestEntry] = []
         swap(&entries, &self.entries)

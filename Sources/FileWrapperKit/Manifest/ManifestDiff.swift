@@ -160,8 +160,13 @@ public struct ManifestDiff: Sendable {
     /// entries share contents, those whose names (last path components)
     /// pair one to one are moves and the others stay added and removed.
     ///
-    /// Throws when either manifest was made without hashing file contents:
-    /// without digests, contents cannot be compared.
+    /// - Parameters:
+    ///   - old: The manifest before.
+    ///   - new: The manifest after.
+    ///   - ignoring: The fields not compared.
+    /// - Throws: ``ManifestError`` when either manifest was made without
+    ///   hashing file contents: without digests, contents cannot be
+    ///   compared.
     public init(from old: Manifest, to new: Manifest, ignoring: Set<Field> = []) throws(ManifestError) {
         try Self.requireDigests(old, new)
         var comparer = Comparer(old: old, new: new, ignoring: ignoring)
@@ -178,6 +183,17 @@ public struct ManifestDiff: Sendable {
     /// entries, then the new side's; nil for an entry it does not compare).
     /// When there are more than `limit` × `limit` such pairs, nothing is
     /// read and only exact moves are found (``similarMovesSkipped``).
+    ///
+    /// - Parameters:
+    ///   - old: The manifest before.
+    ///   - new: The manifest after.
+    ///   - ignoring: The fields not compared.
+    ///   - minimumPercent: How alike, from 0 to 100, a changed file must be to
+    ///     count as moved.
+    ///   - limit: The most removed, and the most added, entries to pair.
+    ///   - signatures: Reads the signatures of the entries of one side.
+    /// - Throws: ``ManifestError`` when either manifest has no content
+    ///   digests; whatever `signatures` throws.
     public init(
         from old: Manifest, to new: Manifest, ignoring: Set<Field> = [], minimumPercent: Int, limit: Int = SimilarFiles.limit,
         signatures: (_ entries: [ManifestEntry], _ side: Side) throws -> [ContentSignature?]

@@ -41,6 +41,19 @@ public struct ManifestEntry: Sendable, Hashable {
     public var size: Int64?
     public var modified: FileTimestamp?
 
+    /// An entry with the fields given; the digests of directories and of
+    /// metadata are computed when the manifest is made.
+    ///
+    /// - Parameters:
+    ///   - path: The path below the root, as bytes; empty for the root.
+    ///   - kind: What the entry is.
+    ///   - size: A file's size in bytes.
+    ///   - permissions: Permission bits (`0o7777` at most).
+    ///   - modified: The modification time.
+    ///   - owner: Owner and group.
+    ///   - linkTarget: A symbolic link's target, or the path a hard link names.
+    ///   - contentDigest: SHA-256 of a file's contents.
+    ///   - extendedAttributes: `user.*` extended attributes by name.
     public init(
         path: [UInt8], kind: Kind, size: Int64? = nil, permissions: UInt16? = nil, modified: FileTimestamp? = nil,
         owner: FileOwner? = nil, linkTarget: [UInt8]? = nil, contentDigest: SHA256Digest? = nil,
@@ -95,6 +108,11 @@ public enum ManifestPath {
     /// the same as comparing the paths' bytes with `/` taken as lower than
     /// any other byte. A directory comes right before everything below it,
     /// so each subtree is one run of entries.
+    ///
+    /// - Parameters:
+    ///   - lhs: A path.
+    ///   - rhs: Another path.
+    /// - Returns: `true` when `lhs` comes before `rhs`.
     public static func precedes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         lhs.withUnsafeBufferPointer { left in
             rhs.withUnsafeBufferPointer { right in precedes(left, right) }
@@ -128,6 +146,9 @@ public enum ManifestPath {
     }
 
     /// The parent's path (empty for a top-level entry); `nil` for the root.
+    ///
+    /// - Parameter path: A clean path.
+    /// - Returns: The parent's path; nil when `path` is the root.
     public static func parent(of path: [UInt8]) -> [UInt8]? {
         guard !path.isEmpty else { return nil }
         guard let slash = path.lastIndex(of: separator) else { return [] }
@@ -135,6 +156,11 @@ public enum ManifestPath {
     }
 
     /// Whether `path` is `ancestor` or lies below it.
+    ///
+    /// - Parameters:
+    ///   - path: A clean path.
+    ///   - ancestor: Another; empty for the root, which holds every path.
+    /// - Returns: `true` when `path` is `ancestor` or lies below it.
     public static func isWithin(_ path: [UInt8], _ ancestor: [UInt8]) -> Bool {
         if ancestor.isEmpty { return true }
         guard path.count >= ancestor.count, path.count == ancestor.count || path[ancestor.count] == separator else { return false }
@@ -147,6 +173,9 @@ public enum ManifestPath {
     /// prefixes, empty and `.` components and a trailing `/` dropped; the
     /// root is empty. `nil` for an absolute path or one with a `..` component,
     /// which would leave the tree.
+    ///
+    /// - Parameter path: The path as stored.
+    /// - Returns: The clean path; nil when it would leave the tree.
     public static func normalized(_ path: [UInt8]) -> [UInt8]? {
         guard path.first != separator else { return nil }
         if isClean(path) { return path }

@@ -62,6 +62,9 @@ public struct ManifestError: FileWrapperKitError, Sendable, Hashable, LocalizedE
     /// longer than 240 characters is cut to its first 200, as
     /// `ArchiveError` cuts it, so that a path over the limit does not
     /// flood the terminal.
+    ///
+    /// - Parameter limitHint: The words that say how to raise a limit.
+    /// - Returns: The sentence, with the cause chain after it.
     public func description(limitHint: (ManifestReadLimits.Limit) -> String) -> String {
         let hint = limit.map { " " + limitHint($0) } ?? ""
         guard let entry else { return ErrorChain.sentence("\(file): \(message)\(hint)", cause: underlying) }

@@ -16,6 +16,9 @@ public enum ManifestFileFormat: String, CaseIterable, Sendable {
     /// `"fwk-manifest"` or `"fwk-manifest-lines"`), so an ordinary JSON
     /// document is not taken for a manifest; any file that starts with
     /// `#mtree` is mtree.
+    ///
+    /// - Parameter head: The file's first bytes.
+    /// - Returns: The format; nil when the bytes are not a manifest file.
     public static func detect(_ head: [UInt8]) -> ManifestFileFormat? {
         if head.starts(with: "#mtree".utf8) { return .mtree }
         var scanner = HeadScanner(bytes: head)
@@ -43,6 +46,9 @@ public enum ManifestFileFormat: String, CaseIterable, Sendable {
 
 extension Manifest {
     /// The manifest as a file in `format`.
+    ///
+    /// - Parameter format: The file format.
+    /// - Returns: The file's bytes.
     public func encoded(as format: ManifestFileFormat) -> Data {
         var data = Data()
         write(as: format) { data.append(contentsOf: $0) }
@@ -66,9 +72,14 @@ extension Manifest {
     /// another tool), its format detected from the bytes; `name` names the
     /// file in errors. Every entry goes through ``ManifestBuilder``, so the
     /// digests are computed afresh; digests the file records must agree.
-    /// Throws a ``ManifestError`` naming the file and the line or entry
-    /// for anything malformed, and for more than `limits` allow (naming
-    /// the limit).
+    ///
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - name: The file's name in errors.
+    ///   - limits: What the file may declare.
+    /// - Throws: ``ManifestError`` naming the file and the line or entry
+    ///   for anything malformed, and for more than `limits` allow (naming
+    ///   the limit).
     public init(decoding data: Data, name: String, limits: ManifestReadLimits = .reading) throws {
         switch ManifestFileFormat.detect(Array(data.prefix(64))) {
         case .json: self = try Manifest(json: data, name: name, limits: limits)

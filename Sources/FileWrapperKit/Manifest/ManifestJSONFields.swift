@@ -331,6 +331,8 @@ package enum JSONText {
 extension ManifestEntry {
     /// The entry as one compact JSON object, with the keys and escapes of
     /// manifest files (`docs/manifest-format.md`).
+    ///
+    /// - Returns: The object's UTF-8 bytes, without a newline.
     public func encodedAsJSON() -> Data {
         var text = ManifestText()
         ManifestJSONFields.appendEntry(self, to: &text)

@@ -22,6 +22,15 @@ public struct ManifestReadLimits: Sendable, Hashable {
     /// Bytes in a symbolic or hard link's target.
     public var maxLinkLength: Int
 
+    /// Limits with the values given; each left out is ``reading``'s.
+    ///
+    /// - Parameters:
+    ///   - maxEntries: Entries in the manifest.
+    ///   - maxBytes: Bytes of file contents, summed.
+    ///   - maxPathLength: Bytes in one entry's path.
+    ///   - maxNameLength: Bytes in one name of a path.
+    ///   - maxDepth: Components in one entry's path.
+    ///   - maxLinkLength: Bytes in a link's target.
     public init(
         maxEntries: Int = Self.reading.maxEntries, maxBytes: Int64 = Self.reading.maxBytes,
         maxPathLength: Int = Self.reading.maxPathLength, maxNameLength: Int = Self.reading.maxNameLength,

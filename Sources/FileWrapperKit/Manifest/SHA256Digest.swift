@@ -14,6 +14,8 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The digest of `bytes`, which must be 32 long.
+    ///
+    /// - Parameter bytes: The 32 bytes; nil for another count.
     public init?(bytes: [UInt8]) {
         guard bytes.count == 32 else { return nil }
         words = (0, 0, 0, 0)
@@ -21,6 +23,8 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The digest written as 64 hexadecimal digits (either case).
+    ///
+    /// - Parameter hex: The digits; nil for anything else.
     public init?(hex: some StringProtocol) {
         let digits = Array(hex.utf8)
         guard digits.count == 64 else { return nil }
@@ -40,6 +44,9 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The digest of `data`, in one call.
+    ///
+    /// - Parameter data: The bytes to hash.
+    /// - Returns: Their SHA-256.
     public static func of(_ data: some Sequence<UInt8>) -> SHA256Digest {
         var hasher = SHA256Hasher()
         hasher.update(Array(data))
@@ -108,14 +115,23 @@ public struct SHA256Hasher: Sendable {
         csha256_init(&context)
     }
 
+    /// Hashes `bytes` after those given so far.
+    ///
+    /// - Parameter bytes: The next bytes.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         csha256_update(&context, bytes.baseAddress, bytes.count)
     }
 
+    /// Hashes `bytes` after those given so far.
+    ///
+    /// - Parameter bytes: The next bytes.
     public mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
+    /// The digest of every byte given.
+    ///
+    /// - Returns: The SHA-256.
     public consuming func finalize() -> SHA256Digest {
         SHA256Digest { csha256_final(&context, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
     }

@@ -38,6 +38,8 @@ extension FileWrapper {
     /// truncated: every size and count is checked against the bytes that
     /// remain before anything is kept, each file's bytes are copied once,
     /// and no nesting is too deep (neither direction recurses).
+    ///
+    /// - Parameter data: A flat RTFD, or a pax tar of an earlier version.
     public convenience init?(serializedRepresentation data: Data) {
         let read = data.withUnsafeBytes { bytes in
             SerializedTar.isTar(bytes) ? SerializedTar.fileWrapper(from: bytes) : FlatRTFDReader.fileWrapper(from: bytes)

@@ -38,6 +38,9 @@ extension FileWrapperKitError {
 public struct ErrorChain: Sequence {
     private let first: any Error
 
+    /// The chain that starts at `error`.
+    ///
+    /// - Parameter error: The outermost error.
     public init(_ error: any Error) {
         first = error
     }
@@ -65,6 +68,10 @@ public struct ErrorChain: Sequence {
     /// then each cause's that the line does not already say, after `: `.
     /// The one printer of errors: the command line's (which names its
     /// flags through `describe`) and `DocumentError`'s.
+    ///
+    /// - Parameter describe: A caller's sentence for an error; nil to use the
+    ///   error's own.
+    /// - Returns: The line, without a newline.
     public func description(describe: (any Error) -> String? = { _ in nil }) -> String {
         var text = ""
         for error in self {
@@ -81,6 +88,11 @@ public struct ErrorChain: Sequence {
     /// `sentence` (an error's own), then what the error it was made from
     /// says, after `: `, unless `sentence` says it already: how each error
     /// of the package prints its cause, and so the chain under it.
+    ///
+    /// - Parameters:
+    ///   - sentence: The error's own sentence.
+    ///   - cause: The error it was made from; nil for none.
+    /// - Returns: The sentence, with the cause's after it when it adds something.
     public static func sentence(_ sentence: String, cause: (any Error)?) -> String {
         guard let cause else { return sentence }
         let said = describe(cause)
@@ -91,6 +103,9 @@ public struct ErrorChain: Sequence {
     /// the code and reason for Foundation's `CocoaError` (a `FileWrapper`
     /// method's says what its ``FileWrapperError`` says, which follows it in
     /// the chain), a `LocalizedError`'s description, or what it prints as.
+    ///
+    /// - Parameter error: Any error.
+    /// - Returns: Its sentence.
     public static func describe(_ error: any Error) -> String {
         if let error = error as? any FileWrapperKitError {
             return error.description

@@ -204,6 +204,9 @@ extension FileWrapperError {
     /// with the same code, the failing path (`NSFilePathErrorKey`), the URL
     /// the call was given (`NSURLErrorKey`), this error's sentence as its
     /// description and this error as the underlying one.
+    ///
+    /// - Parameter url: The URL the `FileWrapper` method was given.
+    /// - Returns: The `CocoaError`, with this error as its `fileWrapperError`.
     public func cocoaError(url: URL) -> CocoaError {
         var info = errorUserInfo
         info[NSURLErrorKey] = url
