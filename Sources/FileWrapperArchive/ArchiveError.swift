@@ -124,6 +124,11 @@ extension ArchiveError: CustomStringConvertible, LocalizedError {
     /// option that lifts the refusal by `optionHint` (a command line names
     /// its flags instead of the properties), and the cause where the
     /// message does not say it.
+    ///
+    /// - Parameters:
+    ///   - limitHint: The words that say how to raise a limit.
+    ///   - optionHint: The words that say how to lift a refusal.
+    /// - Returns: The sentence, with the cause chain after it.
     public func description(
         limitHint: (ArchiveReadLimits.Limit) -> String,
         optionHint: (ArchiveUnpackOptions.Option) -> String = { "(\($0.rawValue) keeps such links)" }

@@ -27,6 +27,12 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
     public var container: Container
     public var compression: Compression
 
+    /// The format of `container` through `compression`.
+    ///
+    /// - Parameters:
+    ///   - container: The archive format.
+    ///   - compression: The filter; only pax, ustar, gnutar and cpio take one
+    ///     other than `.none`, and another is a programmer error.
     public init(_ container: Container, compression: Compression = .none) {
         precondition(compression == .none || [.pax, .ustar, .gnutar, .cpio].contains(container),
                      "\(container) archives carry their own compression")
@@ -77,6 +83,9 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
 
     /// The format a file name asks for by its ending (`.zip`, `.tar.zst`,
     /// ...), or `nil` for an ending this library does not write.
+    ///
+    /// - Parameter name: A file name or path; the ending is compared
+    ///   ignoring case.
     public init?(fileExtensionOf name: String) {
         let lowercased = name.lowercased()
         guard let match = Self.extensions.first(where: { lowercased.hasSuffix($0.0) }) else { return nil }
@@ -87,6 +96,8 @@ public struct ArchiveFormat: Hashable, Sendable, CustomStringConvertible {
     /// `pax`, `ustar`, `gnutar`, `cpio`, `7z`), optionally followed by a
     /// compression (`tar.zst`, `ustar.gz`, `cpio.xz`), or an ending such
     /// as `tgz`, `txz` or `epub`.
+    ///
+    /// - Parameter name: The format's name, such as `tar.zst`.
     public init?(name: String) {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         guard let first = parts.first, let container = Self.containerNames[first] else {

@@ -41,6 +41,17 @@ public struct ArchiveReadLimits: Sendable, Hashable {
 
     /// The path, name, depth and link defaults are a manifest file's
     /// (`ManifestReadLimits.reading`): one source for both readers.
+    ///
+    /// - Parameters:
+    ///   - maxEntries: Entries in the archive.
+    ///   - maxBytes: Bytes of file contents produced.
+    ///   - maxRatio: Bytes produced per byte read, past `ratioGraceBytes`.
+    ///   - ratioGraceBytes: Bytes produced before `maxRatio` applies.
+    ///   - maxPathLength: Bytes in one entry's path.
+    ///   - maxNameLength: Bytes in one name of a path.
+    ///   - maxDepth: Components in one entry's path.
+    ///   - maxLinkLength: Bytes in a symbolic link's target.
+    ///   - maxMemory: Bytes of memory for any one thing the archive declares.
     public init(
         maxEntries: Int = 100_000, maxBytes: Int64 = 1 << 30, maxRatio: Double = 100, ratioGraceBytes: Int64 = 64 << 20,
         maxPathLength: Int = ManifestReadLimits.reading.maxPathLength, maxNameLength: Int = ManifestReadLimits.reading.maxNameLength,
@@ -83,6 +94,8 @@ public struct ArchiveReadLimits: Sendable, Hashable {
 extension ArchiveReadLimits.Limit {
     /// The archive limit of the same name, which raises a manifest limit
     /// too (``ArchiveReadLimits/manifestLimits``).
+    ///
+    /// - Parameter limit: A manifest file's limit.
     public init(_ limit: ManifestReadLimits.Limit) {
         switch limit {
         case .maxEntries: self = .maxEntries

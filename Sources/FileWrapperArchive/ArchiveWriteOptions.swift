@@ -32,6 +32,16 @@ public struct ArchiveWriteOptions: Sendable, Hashable {
     /// (`sync -f`), or output that can be made again.
     public var durability: Durability
 
+    /// Options with the values given; each left out is the default.
+    ///
+    /// - Parameters:
+    ///   - format: The archive's format.
+    ///   - compressionLevel: The filter's or zip's level; nil for the default.
+    ///   - zipMethod: Zip only: deflate or store.
+    ///   - reproducible: Whether the bytes must not depend on owner, time or
+    ///     time zone.
+    ///   - firstStoredEntry: Zip only: the file written first, stored.
+    ///   - durability: Whether an archive written to a URL is synced.
     public init(
         format: ArchiveFormat, compressionLevel: Int? = nil, zipMethod: ZipMethod = .deflate,
         reproducible: Bool = false, firstStoredEntry: String? = nil, durability: Durability = .synced

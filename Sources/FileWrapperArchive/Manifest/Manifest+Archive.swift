@@ -11,6 +11,17 @@ extension Manifest {
     /// last entry, as tar extraction leaves it, and is listed in
     /// `repeatedPaths`. Limits default to those of reading (4 GiB of
     /// contents, 2,000,000 entries). `progress` counts entries and bytes read.
+    ///
+    /// - Parameters:
+    ///   - url: The archive file.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    ///   - hashingContents: Whether to hash every file's contents.
+    ///   - progress: Counts entries and bytes read; nil for none.
+    /// - Throws: ``ArchiveError`` when the archive cannot be opened or read,
+    ///   is in a format left out of `formats`, or passes a limit;
+    ///   `ManifestError` when its entries cannot make a tree (a path that
+    ///   leaves it, an entry below a file).
     public init(
         archiveAt url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,
         hashingContents: Bool = true, progress: ManifestProgress? = nil
@@ -24,6 +35,16 @@ extension Manifest {
     /// reads a file: a stream (a pipe, a socket) as it comes, a zip or 7z
     /// one through an unnamed spool. The caller keeps and closes `fd`;
     /// `name` stands for the archive in errors.
+    ///
+    /// - Parameters:
+    ///   - fd: An open descriptor, read from its current offset.
+    ///   - name: The archive's name in errors.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    ///   - hashingContents: Whether to hash every file's contents.
+    ///   - progress: Counts entries and bytes read; nil for none.
+    /// - Throws: ``ArchiveError`` and `ManifestError`, as
+    ///   ``init(archiveAt:formats:limits:hashingContents:progress:)``.
     public init(
         archiveFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,
         hashingContents: Bool = true, progress: ManifestProgress? = nil
@@ -33,6 +54,15 @@ extension Manifest {
     }
 
     /// The manifest of the archive `data`; `name` stands for it in errors.
+    ///
+    /// - Parameters:
+    ///   - data: The archive's bytes.
+    ///   - name: The archive's name in errors.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    ///   - hashingContents: Whether to hash every file's contents.
+    /// - Throws: ``ArchiveError`` and `ManifestError`, as
+    ///   ``init(archiveAt:formats:limits:hashingContents:progress:)``.
     public init(
         archiveData data: Data, name: String, formats: ArchiveReadFormats = .standard,
         limits: ArchiveReadLimits = .reading, hashingContents: Bool = true

@@ -20,6 +20,13 @@ public struct ManifestReadOptions: Sendable {
     /// snapshot, which must cover the whole tree.
     package var keepsUnreadable = false
 
+    /// Options with the values given; each left out is the default.
+    ///
+    /// - Parameters:
+    ///   - hashingContents: Whether to hash every file's contents.
+    ///   - formats: The archive formats read.
+    ///   - limits: What an archive, or a manifest file, may hold.
+    ///   - progress: Counts entries and bytes read; nil for none.
     public init(
         hashingContents: Bool = true, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .reading,
         progress: ManifestProgress? = nil
@@ -52,6 +59,14 @@ extension Manifest {
     /// manifest file, an archive, or a flat file (or symbolic link, not
     /// followed), told apart by ``inputKind(of:options:)``. An archive is
     /// read on from the handle that recognised it.
+    ///
+    /// - Parameters:
+    ///   - url: The input.
+    ///   - options: How to read it.
+    /// - Throws: `ManifestError` when `url` cannot be read, a manifest file
+    ///   is malformed or passes a limit, or the entries cannot make a tree;
+    ///   ``ArchiveError`` when an archive cannot be read or passes a limit;
+    ///   `FileWrapperError` when a system call fails in a bundle.
     public init(reading url: URL, options: ManifestReadOptions = ManifestReadOptions()) throws {
         switch try Self.detect(url, options: options) {
         case .bundle, .file:
@@ -76,6 +91,15 @@ extension Manifest {
     /// an unnamed spool (`ArchiveSpool`): the formats are recognised from
     /// the bytes that the readers have looked at, which are kept for a flat
     /// file. The caller keeps and closes `fd`; `name` names it in errors.
+    ///
+    /// - Parameters:
+    ///   - fd: An open descriptor, read from its current offset.
+    ///   - name: The input's name in errors.
+    ///   - options: How to read it.
+    /// - Throws: ``ArchiveError`` when the descriptor cannot be read or an
+    ///   archive is refused; `ManifestError` when a manifest file is
+    ///   malformed, the input is longer than the limits allow, or the entries
+    ///   cannot make a tree.
     public init(readingFrom fd: CInt, name: String, options: ManifestReadOptions = ManifestReadOptions()) throws {
         let source = ArchiveReadSource(fd: fd, name: name)
         if let error = source.error { throw error }
@@ -134,6 +158,14 @@ extension Manifest {
     /// flat (libarchive would take it for an empty archive). Throws when
     /// the path cannot be read, and for an archive in a format left out
     /// of `options.formats`.
+    ///
+    /// - Parameters:
+    ///   - url: The input.
+    ///   - options: The formats an archive may be in.
+    /// - Returns: What `url` holds.
+    /// - Throws: `ManifestError` when the path cannot be read;
+    ///   ``ArchiveError`` for an archive in a format left out of
+    ///   `options.formats`.
     public static func inputKind(of url: URL, options: ManifestReadOptions = ManifestReadOptions()) throws -> InputKind {
         switch try detect(url, options: options) {
         case .bundle: .bundle

@@ -5,6 +5,8 @@ extension ManifestEntry {
     /// cleaned: `ManifestBuilder` does that), without a content digest.
     /// A device node, FIFO, socket or unknown type is `other`; a size is
     /// kept for files only (zip gives symlinks one).
+    ///
+    /// - Parameter entry: The entry as the archive stores it.
     public init(_ entry: ArchiveEntry) {
         let kind: Kind = switch entry.kind {
         case .regularFile: .file

@@ -5,6 +5,17 @@ import Glibc
 extension MemberContents {
     /// ``forEachBlock(ofMember:in:options:_:)`` for the archive that the
     /// open descriptor `fd` brings, read as ``forEachBlock(ofMembers:inArchiveFrom:name:options:_:)`` reads it.
+    ///
+    /// - Parameters:
+    ///   - member: The file's path below the root.
+    ///   - fd: An open descriptor, read from its current offset.
+    ///   - name: The archive's name in errors.
+    ///   - options: The formats and limits of reading.
+    ///   - body: Takes each block in order.
+    /// - Throws: `ManifestError` naming the archive and the member as
+    ///   ``forEachBlock(ofMembers:inArchiveFrom:name:options:_:)``;
+    ///   ``ArchiveError`` when the archive cannot be read; whatever `body`
+    ///   throws.
     public static func forEachBlock(
         ofMember member: String, inArchiveFrom fd: CInt, name: String, options: ManifestReadOptions = ManifestReadOptions(),
         _ body: (UnsafeRawBufferPointer) throws -> Void
@@ -26,6 +37,17 @@ extension MemberContents {
     /// were not kept then (no member was that file yet): that is an error
     /// naming the member. The caller keeps and closes `fd`; `name` stands
     /// for the archive in errors.
+    ///
+    /// - Parameters:
+    ///   - members: The files' paths, normalized.
+    ///   - fd: An open descriptor, read from its current offset.
+    ///   - name: The archive's name in errors.
+    ///   - options: The formats and limits of reading.
+    ///   - body: Takes the member's index in `members` and each block in order.
+    /// - Throws: `ManifestError` naming the archive and the member when a
+    ///   member is missing or not a file, or is a hard link whose bytes were
+    ///   not kept; ``ArchiveError`` when the archive cannot be read or passes a
+    ///   limit; whatever `body` throws.
     public static func forEachBlock(
         ofMembers members: [[UInt8]], inArchiveFrom fd: CInt, name: String, options: ManifestReadOptions = ManifestReadOptions(),
         _ body: (Int, UnsafeRawBufferPointer) throws -> Void

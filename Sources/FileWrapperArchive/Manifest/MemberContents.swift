@@ -11,6 +11,16 @@ public enum MemberContents {
     /// naming the input and the member, when there is no such member, when
     /// it is not a file, when a path component is a symbolic link (which
     /// is never followed), and for a manifest, which holds no contents.
+    ///
+    /// - Parameters:
+    ///   - member: The file's path below the root.
+    ///   - url: The bundle, archive or flat file.
+    ///   - options: The formats and limits of reading.
+    ///   - body: Takes each block in order.
+    /// - Throws: `ManifestError` naming the input and the member, for the
+    ///   cases above; ``ArchiveError`` when an archive cannot be read or passes
+    ///   a limit; `FileWrapperError` when a system call fails in a bundle;
+    ///   whatever `body` throws.
     public static func forEachBlock(
         ofMember member: String, in url: URL, options: ManifestReadOptions = ManifestReadOptions(),
         _ body: (UnsafeRawBufferPointer) throws -> Void
@@ -29,6 +39,13 @@ public enum MemberContents {
     /// archive's in two passes whatever their number. Throws as
     /// ``forEachBlock(ofMember:in:options:_:)`` does, for the first member
     /// that is missing or not a file.
+    ///
+    /// - Parameters:
+    ///   - members: The files' paths, normalized.
+    ///   - url: The bundle, archive or flat file.
+    ///   - options: The formats and limits of reading.
+    ///   - body: Takes the member's index in `members` and each block in order.
+    /// - Throws: As ``forEachBlock(ofMember:in:options:_:)``.
     public static func forEachBlock(
         ofMembers members: [[UInt8]], in url: URL, options: ManifestReadOptions = ManifestReadOptions(),
         _ body: (Int, UnsafeRawBufferPointer) throws -> Void
@@ -58,6 +75,16 @@ public enum MemberContents {
 
     /// ``forEachBlock(ofMembers:in:options:_:)`` for the archive `data`
     /// (a member of another archive, say); `name` stands for it in errors.
+    ///
+    /// - Parameters:
+    ///   - members: The files' paths, normalized.
+    ///   - data: The archive's bytes.
+    ///   - name: The archive's name in errors.
+    ///   - options: The formats and limits of reading.
+    ///   - body: Takes the member's index in `members` and each block in order.
+    /// - Throws: `ManifestError` naming the archive and the member when a
+    ///   member is missing or not a file; ``ArchiveError`` when the archive
+    ///   cannot be read or passes a limit; whatever `body` throws.
     public static func forEachBlock(
         ofMembers members: [[UInt8]], inArchiveData data: Data, name: String, options: ManifestReadOptions = ManifestReadOptions(),
         _ body: (Int, UnsafeRawBufferPointer) throws -> Void

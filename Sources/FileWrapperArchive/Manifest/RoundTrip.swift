@@ -85,6 +85,21 @@ public enum RoundTrip {
     /// `finished` its result as soon as it is known.
     /// Throws for input that is not a bundle or an archive, or that cannot
     /// be read; a form that fails to hold the tree is a result, not an error.
+    ///
+    /// - Parameters:
+    ///   - url: The bundle or archive.
+    ///   - forms: The forms to write and read back.
+    ///   - options: How to read `url` and each form.
+    ///   - given: An empty directory for the forms; nil for a temporary one.
+    ///   - starting: Told each form as its round trip begins.
+    ///   - finished: Told each result as soon as it is known.
+    /// - Returns: The manifest of `url` and one result a form, in the order of
+    ///   `forms`.
+    /// - Throws: `ManifestError` when `url` is neither a bundle nor an
+    ///   archive; ``ArchiveError`` when an archive cannot be read; a
+    ///   `CocoaError` wrapping a `FileWrapperError` when a bundle cannot
+    ///   be read; `FileWrapperError` when the temporary directory cannot
+    ///   be made; whatever `finished` throws.
     public static func check(
         _ url: URL, through forms: [Form], options: ManifestReadOptions = ManifestReadOptions(), workspace given: URL? = nil,
         starting: (Form) -> Void = { _ in }, finished: (Result) throws -> Void = { _ in }

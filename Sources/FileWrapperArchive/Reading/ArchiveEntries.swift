@@ -17,6 +17,18 @@ import Foundation
 public enum ArchiveEntries {
     /// Calls `visit` with each entry of the archive file at `url` and its
     /// contents, which are valid only during that call.
+    ///
+    /// - Parameters:
+    ///   - url: The archive file.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    ///   - checkingContents: Whether contents `visit` does not read are read
+    ///     to their end, to find damaged data.
+    ///   - visit: Takes each entry and its contents.
+    /// - Throws: ``ArchiveError`` naming the archive, and the entry where there
+    ///   is one, when the archive cannot be opened or read, is damaged, is in a
+    ///   format left out of `formats`, or passes a limit; whatever `visit`
+    ///   throws.
     public static func forEach(
         in url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
         checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
@@ -30,6 +42,18 @@ public enum ArchiveEntries {
     /// stream (a pipe, a socket) as it comes, a zip or 7z one through an
     /// unnamed spool, since they are read by seeking. The caller keeps and
     /// closes `fd`; `name` stands for the archive in errors.
+    ///
+    /// - Parameters:
+    ///   - fd: An open descriptor, read from its current offset.
+    ///   - name: The archive's name in errors.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    ///   - checkingContents: Whether contents `visit` does not read are read
+    ///     to their end, to find damaged data.
+    ///   - visit: Takes each entry and its contents.
+    /// - Throws: ``ArchiveError``, as
+    ///   ``forEach(in:formats:limits:checkingContents:_:)``;
+    ///   whatever `visit` throws.
     public static func forEach(
         inArchiveFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
         checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
@@ -40,6 +64,18 @@ public enum ArchiveEntries {
 
     /// Calls `visit` with each entry of the archive `data` and its contents;
     /// `name` stands for the archive in errors.
+    ///
+    /// - Parameters:
+    ///   - data: The archive's bytes.
+    ///   - name: The archive's name in errors.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    ///   - checkingContents: Whether contents `visit` does not read are read
+    ///     to their end, to find damaged data.
+    ///   - visit: Takes each entry and its contents.
+    /// - Throws: ``ArchiveError`` naming the archive, and the entry where there
+    ///   is one, when the archive is damaged, is in a format left out of
+    ///   `formats`, or passes a limit; whatever `visit` throws.
     public static func forEach(
         in data: Data, name: String = "archive", formats: ArchiveReadFormats = .standard,
         limits: ArchiveReadLimits = ArchiveReadLimits(), checkingContents: Bool = true,

@@ -34,8 +34,11 @@ public final class ArchiveEntryContents {
     }
 
     /// Calls `body` with each block of the contents, in order, to the end.
-    /// Throws for encrypted contents, damaged data, or when the contents of
-    /// the whole archive pass ``ArchiveReadLimits/maxBytes``.
+    ///
+    /// - Parameter body: Takes each block, valid only during the call.
+    /// - Throws: ``ArchiveError`` naming the entry for encrypted contents,
+    ///   damaged data, or when the contents of the whole archive pass
+    ///   ``ArchiveReadLimits/maxBytes``; whatever `body` throws.
     public func forEachBlock(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         precondition(isCurrent, "the contents of \(entry.displayPath) were read after the listing had moved past the entry")
         if let failure { throw failure }

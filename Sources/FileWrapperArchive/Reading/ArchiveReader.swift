@@ -17,6 +17,15 @@ import Foundation
 public enum ArchiveReader {
     /// The tree in the archive file at `url`: a directory wrapper whose
     /// children are the archive's top-level entries.
+    ///
+    /// - Parameters:
+    ///   - url: The archive file.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    /// - Returns: The root directory wrapper, its contents in memory.
+    /// - Throws: ``ArchiveError`` naming the archive, and the entry where there
+    ///   is one, for each refusal above, when the archive cannot be opened or
+    ///   read, is in a format left out of `formats`, or passes a limit.
     public static func fileWrapper(
         contentsOf url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {
@@ -28,6 +37,14 @@ public enum ArchiveReader {
     /// its current offset: a stream (a pipe, a socket) as it comes, a zip
     /// or 7z one through an unnamed spool. The caller keeps and closes
     /// `fd`; `name` stands for the archive in errors.
+    ///
+    /// - Parameters:
+    ///   - fd: An open descriptor, read from its current offset.
+    ///   - name: The archive's name in errors.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    /// - Returns: The root directory wrapper, its contents in memory.
+    /// - Throws: ``ArchiveError``, as ``fileWrapper(contentsOf:formats:limits:)``.
     public static func fileWrapper(
         readingFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {
@@ -36,6 +53,14 @@ public enum ArchiveReader {
     }
 
     /// The tree in the archive `data`; `name` stands for it in errors.
+    ///
+    /// - Parameters:
+    ///   - data: The archive's bytes.
+    ///   - name: The archive's name in errors.
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    /// - Returns: The root directory wrapper, its contents in memory.
+    /// - Throws: ``ArchiveError``, as ``fileWrapper(contentsOf:formats:limits:)``.
     public static func fileWrapper(
         from data: Data, name: String = "archive", formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .inMemory
     ) throws -> FileWrapper {

@@ -29,6 +29,12 @@ public struct ArchiveUnpackOptions: Sendable, Hashable {
         case keepsOutsideLinks
     }
 
+    /// Options with the values given; each left out is the default.
+    ///
+    /// - Parameters:
+    ///   - formats: The formats read.
+    ///   - limits: What the archive may hold.
+    ///   - replacesExisting: Whether an existing destination is replaced.
     public init(formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = .unpacking, replacesExisting: Bool = false) {
         self.formats = formats
         self.limits = limits
@@ -86,6 +92,16 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
 public enum ArchiveUnpacker {
     /// Unpacks the archive at `archive` into the directory `destination`,
     /// which must not exist unless `options.replacesExisting`.
+    ///
+    /// - Parameters:
+    ///   - archive: The archive file.
+    ///   - destination: The directory to make.
+    ///   - options: The formats, limits and refusals of the unpack.
+    /// - Returns: What was made: counts, and the links kept.
+    /// - Throws: ``ArchiveError`` naming the archive, and the entry where there
+    ///   is one, for each refusal above, for damaged data, a limit passed, a
+    ///   destination that exists, or a failed write (``ArchiveError/Code/io``,
+    ///   its cause the `FileWrapperError`). Nothing is left behind.
     @discardableResult
     public static func unpack(
         archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions()
@@ -95,6 +111,14 @@ public enum ArchiveUnpacker {
 
     /// ``unpack(archiveAt:to:options:)``, counting into `progress` each
     /// entry made and each regular file's bytes, for a progress display.
+    ///
+    /// - Parameters:
+    ///   - archive: The archive file.
+    ///   - destination: The directory to make.
+    ///   - options: The formats, limits and refusals of the unpack.
+    ///   - progress: Counts entries and bytes made; nil for none.
+    /// - Returns: What was made: counts, and the links kept.
+    /// - Throws: ``ArchiveError``, as ``unpack(archiveAt:to:options:)``.
     @discardableResult
     public static func unpack(
         archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions, progress: ManifestProgress?
@@ -117,6 +141,15 @@ public enum ArchiveUnpacker {
     /// same checks and limits, a zip or 7z one through an unnamed spool,
     /// since they are read by seeking. The caller keeps and closes `fd`;
     /// `name` stands for the archive in errors.
+    ///
+    /// - Parameters:
+    ///   - fd: An open descriptor, read from its current offset.
+    ///   - name: The archive's name in errors.
+    ///   - destination: The directory to make.
+    ///   - options: The formats, limits and refusals of the unpack.
+    ///   - progress: Counts entries and bytes made; nil for none.
+    /// - Returns: What was made: counts, and the links kept.
+    /// - Throws: ``ArchiveError``, as ``unpack(archiveAt:to:options:)``.
     @discardableResult
     public static func unpack(
         archiveFrom fd: CInt, name: String, to destination: URL, options: ArchiveUnpackOptions = ArchiveUnpackOptions(),

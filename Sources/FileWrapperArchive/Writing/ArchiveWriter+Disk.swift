@@ -16,12 +16,28 @@ extension ArchiveWriter {
     /// (`DiskTreeStream`), so memory stays flat whatever the number and
     /// size of the files. What the walk refuses, `FileWrapper(url:)` refuses
     /// too, with the same errors.
+    ///
+    /// - Parameters:
+    ///   - source: The file, link or directory to pack.
+    ///   - url: The archive file.
+    ///   - options: The format and how to write it.
+    /// - Throws: `FileWrapperError` when the walk of `source` fails or
+    ///   refuses a name; ``ArchiveError`` naming the archive and the entry
+    ///   when libarchive refuses an entry, `url` is a directory, or writing
+    ///   fails. `url` is left as it was.
     public static func write(contentsOf source: URL, to url: URL, options: ArchiveWriteOptions) throws {
         try write(contentsOf: source, to: url, options: options, progress: nil)
     }
 
     /// ``write(contentsOf:to:options:)``, counting into `progress` each
     /// entry written and the bytes of its contents, for a progress display.
+    ///
+    /// - Parameters:
+    ///   - source: The file, link or directory to pack.
+    ///   - url: The archive file.
+    ///   - options: The format and how to write it.
+    ///   - progress: Counts entries and bytes written; nil for none.
+    /// - Throws: As ``write(contentsOf:to:options:)``.
     public static func write(contentsOf source: URL, to url: URL, options: ArchiveWriteOptions, progress: ManifestProgress?) throws {
         try writeReplacing(url, options: options) { writer, ownFiles in
             try writeEntries(contentsOf: source, to: writer, options: options, excluding: ownFiles, progress: progress)
@@ -31,6 +47,16 @@ extension ArchiveWriter {
     /// Packs what is on disk at `source` as ``write(contentsOf:to:options:)``
     /// does, handing the archive's bytes in order to `sink` (standard
     /// output, a pipe, a device); `name` names the archive in errors.
+    ///
+    /// - Parameters:
+    ///   - source: The file, link or directory to pack.
+    ///   - options: The format and how to write it.
+    ///   - name: The archive's name in errors.
+    ///   - progress: Counts entries and bytes written; nil for none.
+    ///   - sink: Takes the archive's bytes in order.
+    /// - Throws: `FileWrapperError` when the walk of `source` fails or
+    ///   refuses a name; ``ArchiveError`` naming the archive and the entry
+    ///   when libarchive refuses an entry; whatever `sink` throws.
     public static func write(
         contentsOf source: URL, options: ArchiveWriteOptions, name: String, progress: ManifestProgress? = nil,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void

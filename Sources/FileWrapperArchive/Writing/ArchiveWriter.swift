@@ -18,6 +18,16 @@ public enum ArchiveWriter {
     /// archive is replaced whole or not at all, and keeps its permission
     /// bits; temporaries that a killed process left are removed on the next
     /// write. A directory at `url` is refused, never replaced.
+    ///
+    /// - Parameters:
+    ///   - wrapper: The tree to write.
+    ///   - url: The archive file.
+    ///   - options: The format and how to write it.
+    /// - Throws: ``ArchiveError`` naming the archive and the entry when
+    ///   libarchive refuses an entry, `url` is a directory, or writing fails
+    ///   (``ArchiveError/Code/io``, its cause the `FileWrapperError`);
+    ///   `FileWrapperError` when a file read lazily cannot be read. `url` is
+    ///   left as it was.
     public static func write(_ wrapper: FileWrapper, to url: URL, options: ArchiveWriteOptions) throws {
         try writeReplacing(url, options: options) { writer, _ in
             try writeEntries(of: wrapper, rootName: nil, to: writer, options: options)
@@ -68,6 +78,16 @@ public enum ArchiveWriter {
 
     /// Writes `wrapper` as an archive through `sink`, which receives the
     /// archive's bytes in order (any byte sink: a socket, a pipe, a hash).
+    ///
+    /// - Parameters:
+    ///   - wrapper: The tree to write.
+    ///   - options: The format and how to write it.
+    ///   - name: The archive's name in errors.
+    ///   - sink: Takes the archive's bytes in order.
+    /// - Throws: ``ArchiveError`` naming the archive and the entry when
+    ///   libarchive refuses an entry; `FileWrapperError` when a file read
+    ///   lazily cannot be read; whatever `sink` throws, with the entry named
+    ///   when it is an ``ArchiveError``.
     public static func write(
         _ wrapper: FileWrapper, options: ArchiveWriteOptions, name: String = "archive",
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
@@ -76,6 +96,13 @@ public enum ArchiveWriter {
     }
 
     /// The archive of `wrapper` in memory.
+    ///
+    /// - Parameters:
+    ///   - wrapper: The tree to write.
+    ///   - options: The format and how to write it.
+    /// - Returns: The archive's bytes.
+    /// - Throws: ``ArchiveError`` when libarchive refuses an entry;
+    ///   `FileWrapperError` when a file read lazily cannot be read.
     public static func data(for wrapper: FileWrapper, options: ArchiveWriteOptions) throws -> Data {
         var data = Data()
         try write(wrapper, options: options) { data.append(contentsOf: $0) }

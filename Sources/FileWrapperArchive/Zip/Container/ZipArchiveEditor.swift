@@ -24,6 +24,11 @@ public final class ZipArchiveEditor {
     private let limits: ArchiveReadLimits
 
     /// Opens the zip at `url`, reading its central directory only.
+    ///
+    /// - Parameters:
+    ///   - url: The zip.
+    ///   - limits: What the zip and its members may hold.
+    /// - Throws: As ``ZipContainer/fileWrapper(contentsOf:limits:)``.
     public init(contentsOf url: URL, limits: ArchiveReadLimits = .unpacking) throws {
         self.url = url
         self.limits = limits
@@ -31,6 +36,12 @@ public final class ZipArchiveEditor {
     }
 
     /// The member at `path` (`a/b.txt`), nil when there is none.
+    ///
+    /// - Parameter path: The member's path, `/` between names.
+    /// - Returns: The member's wrapper; nil when there is none.
+    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/unsafePath`` or
+    ///   ``ArchiveError/Code/limitExceeded``) when `path` is not a path an
+    ///   archive may hold, or names the root.
     public func member(at path: String) throws -> FileWrapper? {
         var current = root
         for name in try names(of: path) {
@@ -44,6 +55,15 @@ public final class ZipArchiveEditor {
     /// it, with the directories on its way that are missing, or replaces
     /// what is there. `permissions` and `modificationDate` default to 0644
     /// and the time of the commit.
+    ///
+    /// - Parameters:
+    ///   - contents: The file's bytes.
+    ///   - path: The member's path, `/` between names.
+    ///   - permissions: Its permission bits; nil for 0644.
+    ///   - modificationDate: Its time; nil for the time of the commit.
+    /// - Throws: ``ArchiveError`` when `path` is not a path an archive may
+    ///   hold; `FileWrapperError` (`FileWrapperError.Code.notADirectory`)
+    ///   when a name on its way is not a directory.
     public func setContents(
         _ contents: Data, at path: String, permissions: UInt16? = nil, modificationDate: FileTimestamp? = nil
     ) throws {
@@ -72,6 +92,11 @@ public final class ZipArchiveEditor {
 
     /// Removes the member at `path`, and all a directory holds; throws
     /// when there is none.
+    ///
+    /// - Parameter path: The member's path, `/` between names.
+    /// - Throws: `FileWrapperError` (`FileWrapperError.Code.noSuchFile`)
+    ///   when there is no member at `path`; ``ArchiveError`` when `path` is
+    ///   not a path an archive may hold.
     public func removeMember(at path: String) throws {
         let names = try names(of: path)
         let parentPath = names.dropLast().map(\.text).joined(separator: "/")
@@ -84,6 +109,10 @@ public final class ZipArchiveEditor {
     /// Writes the edited zip over ``url``, atomically; the members not
     /// touched are copied as stored. The editor stays usable: its members
     /// then read from the zip written.
+    ///
+    /// - Parameter options: How to write the members that are not copied.
+    /// - Throws: As ``ZipContainer/write(_:to:options:)``; the zip is left as
+    ///   it was.
     public func commit(options: ArchiveWriteOptions = ArchiveWriteOptions(format: .zip)) throws {
         try ZipContainer.write(root, to: url, options: options)
     }

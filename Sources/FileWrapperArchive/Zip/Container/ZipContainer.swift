@@ -28,6 +28,15 @@ public enum ZipContainer {
     /// fails naming the archive and the member. After a save
     /// (``write(_:to:options:)``), the members read from the zip written
     /// within the same `limits`.
+    ///
+    /// - Parameters:
+    ///   - url: The zip.
+    ///   - limits: What the zip and its members may hold.
+    /// - Returns: The root directory wrapper, its members read lazily.
+    /// - Throws: ``ArchiveError`` naming the archive, and the member where
+    ///   there is one, when the zip cannot be read, its central directory is
+    ///   damaged or missing, a member is refused as above, or a limit is
+    ///   passed.
     public static func fileWrapper(contentsOf url: URL, limits: ArchiveReadLimits = .unpacking) throws -> FileWrapper {
         try ZipContainerIndex(path: url.path, name: url.relativePath, limits: limits).root
     }
@@ -45,6 +54,16 @@ public enum ZipContainer {
     ///
     /// To change a member, replace its wrapper in its directory; changing
     /// its attributes writes it anew too.
+    ///
+    /// - Parameters:
+    ///   - wrapper: The tree, a directory.
+    ///   - url: The zip to write or replace.
+    ///   - options: How to write the members that are not copied.
+    /// - Throws: ``ArchiveError`` naming the archive and the member when a
+    ///   member cannot be written or copied, or writing fails
+    ///   (``ArchiveError/Code/io``); `FileWrapperError`
+    ///   (`FileWrapperError.Code.changedOnDisk`) when a zip a member is
+    ///   copied from changed since it was read. `url` is left as it was.
     public static func write(
         _ wrapper: FileWrapper, to url: URL, options: ArchiveWriteOptions = ArchiveWriteOptions(format: .zip)
     ) throws {
