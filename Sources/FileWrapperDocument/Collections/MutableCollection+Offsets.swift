@@ -6,6 +6,11 @@ extension MutableCollection {
     /// order: SwiftUI's `move(fromOffsets:toOffset:)`, which a list's
     /// `onMove` calls. Of the other elements, those before `destination`
     /// move toward the start, those at or after it toward the end.
+    ///
+    /// - Parameters:
+    ///   - source: The offsets of the elements to move.
+    ///   - destination: The offset to move them before, in `0...count`;
+    ///     another is a programmer error.
     public mutating func move(fromOffsets source: IndexSet, toOffset destination: Int) {
         precondition(destination >= 0 && destination <= count, "move(fromOffsets:toOffset:): offset \(destination) is outside 0...\(count)")
         let target = index(startIndex, offsetBy: destination)

@@ -12,6 +12,11 @@ extension UTType {
     /// a declared one (registered exported types first, then the system's,
     /// then registered imported ones), else a dynamic type made for the tag.
     /// `nil` for an empty tag.
+    ///
+    /// - Parameters:
+    ///   - tag: The tag, such as `txt` or `text/plain`.
+    ///   - tagClass: What kind of tag it is.
+    ///   - supertype: The type the result must conform to; nil for any.
     public init?(tag: String, tagClass: UTTagClass, conformingTo supertype: UTType?) {
         guard let first = UTType.types(tag: tag, tagClass: tagClass, conformingTo: supertype).first else { return nil }
         self = first
@@ -19,11 +24,19 @@ extension UTType {
 
     /// The type of files with the extension `filenameExtension` (given
     /// without the dot, any case) that conforms to `supertype`.
+    ///
+    /// - Parameters:
+    ///   - filenameExtension: The extension, without the dot.
+    ///   - supertype: The type the result must conform to.
     public init?(filenameExtension: String, conformingTo supertype: UTType = .data) {
         self.init(tag: filenameExtension, tagClass: .filenameExtension, conformingTo: supertype)
     }
 
     /// The type of the MIME type `mimeType` that conforms to `supertype`.
+    ///
+    /// - Parameters:
+    ///   - mimeType: The MIME type, such as `text/plain`.
+    ///   - supertype: The type the result must conform to.
     public init?(mimeType: String, conformingTo supertype: UTType = .data) {
         self.init(tag: mimeType, tagClass: .mimeType, conformingTo: supertype)
     }
@@ -31,6 +44,13 @@ extension UTType {
     /// All declared types with `tag`, conforming to `supertype`; a dynamic
     /// type for the tag when none is declared. Empty for an empty tag or
     /// one that holds a line break.
+    ///
+    /// - Parameters:
+    ///   - tag: The tag, such as `txt` or `text/plain`.
+    ///   - tagClass: What kind of tag it is.
+    ///   - supertype: The type each result must conform to; nil for any.
+    /// - Returns: The types, registered exported ones first, then the
+    ///   system's, then registered imported ones.
     public static func types(tag: String, tagClass: UTTagClass, conformingTo supertype: UTType?) -> [UTType] {
         guard !tag.isEmpty, !tag.contains(where: \.isNewline) else { return [] }
         let wanted = tagClass.normalized(tag)

@@ -29,6 +29,8 @@ public struct UTType: Sendable {
     /// The type declared under `identifier` (a system type, a registered
     /// one, or a dynamic identifier); `nil` if nothing is known of it, as
     /// on Apple's systems.
+    ///
+    /// - Parameter identifier: The type's identifier, in any case.
     public init?(_ identifier: String) {
         let type = UTType(identifier: identifier)
         guard type.declaration != nil else { return nil }
@@ -60,16 +62,25 @@ public struct UTType: Sendable {
     }
 
     /// Whether this type is `type` or conforms to it through its supertypes.
+    ///
+    /// - Parameter type: The type to compare with.
+    /// - Returns: `true` when this type is `type` or conforms to it.
     public func conforms(to type: UTType) -> Bool {
         key == type.key || supertypeKeys.contains(type.key)
     }
 
     /// Whether this type conforms to `type` and is not `type` itself.
+    ///
+    /// - Parameter type: The type to compare with.
+    /// - Returns: `true` when this type conforms to `type` and is another.
     public func isSubtype(of type: UTType) -> Bool {
         key != type.key && conforms(to: type)
     }
 
     /// Whether `type` conforms to this type and is not this type itself.
+    ///
+    /// - Parameter type: The type to compare with.
+    /// - Returns: `true` when `type` conforms to this type and is another.
     public func isSupertype(of type: UTType) -> Bool {
         type.isSubtype(of: self)
     }
@@ -107,6 +118,11 @@ extension UTType {
     /// A type your program owns, described by the declarations it registered
     /// (``register(_:)``). Undeclared, it still has this identifier and
     /// conforms to `parentType` (and to `public.data` when none is given).
+    ///
+    /// - Parameters:
+    ///   - identifier: The type's identifier.
+    ///   - parentType: The type it conforms to when it is not declared; nil
+    ///     for `public.data`.
     public init(exportedAs identifier: String, conformingTo parentType: UTType? = nil) {
         self.init(declaredAs: identifier, conformingTo: parentType)
     }
@@ -114,6 +130,11 @@ extension UTType {
     /// A type another program owns and yours reads or writes; resolved like
     /// ``init(exportedAs:conformingTo:)``. A registered exported
     /// declaration of the same identifier takes precedence over an imported one.
+    ///
+    /// - Parameters:
+    ///   - identifier: The type's identifier.
+    ///   - parentType: The type it conforms to when it is not declared; nil
+    ///     for `public.data`.
     public init(importedAs identifier: String, conformingTo parentType: UTType? = nil) {
         self.init(declaredAs: identifier, conformingTo: parentType)
     }

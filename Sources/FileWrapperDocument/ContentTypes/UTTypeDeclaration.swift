@@ -15,6 +15,14 @@ public struct UTTypeDeclaration: Hashable, Sendable {
     /// `UTTypeReferenceURL`.
     public var referenceURL: URL?
 
+    /// A declaration with the values given.
+    ///
+    /// - Parameters:
+    ///   - identifier: `UTTypeIdentifier`.
+    ///   - conformsTo: `UTTypeConformsTo`: the direct supertypes' identifiers.
+    ///   - tags: `UTTypeTagSpecification`: the tags by class.
+    ///   - typeDescription: `UTTypeDescription`.
+    ///   - referenceURL: `UTTypeReferenceURL`.
     public init(
         identifier: String, conformsTo: [String] = [], tags: [UTTagClass: [String]] = [:],
         typeDescription: String? = nil, referenceURL: URL? = nil

@@ -15,13 +15,22 @@ public struct UTTypeDeclarations: Hashable, Sendable {
     public var exported: [UTTypeDeclaration]
     public var imported: [UTTypeDeclaration]
 
+    /// The declarations given.
+    ///
+    /// - Parameters:
+    ///   - exported: The types the program owns.
+    ///   - imported: The types other programs own.
     public init(exported: [UTTypeDeclaration] = [], imported: [UTTypeDeclaration] = []) {
         self.exported = exported
         self.imported = imported
     }
 
-    /// The declarations in the file at `url`. Throws a
-    /// ``UTTypeDeclarationError`` that names the file and what is wrong.
+    /// The declarations in the file at `url`.
+    ///
+    /// - Parameter url: A property list or JSON file.
+    /// - Throws: ``UTTypeDeclarationError`` that names the file and what is
+    ///   wrong: it cannot be read, or its contents are refused as by
+    ///   ``init(data:source:)``.
     public init(contentsOf url: URL) throws {
         let data: Data
         do {
@@ -34,6 +43,14 @@ public struct UTTypeDeclarations: Hashable, Sendable {
 
     /// The declarations in `data`, a property list or JSON; `source`
     /// names it in errors.
+    ///
+    /// - Parameters:
+    ///   - data: A property list or JSON, with `UTExportedTypeDeclarations`,
+    ///     `UTImportedTypeDeclarations` or both.
+    ///   - source: Its name in errors.
+    /// - Throws: ``UTTypeDeclarationError`` naming `source` when `data` is
+    ///   neither a property list nor JSON, declares no types, or holds a
+    ///   malformed declaration.
     public init(data: Data, source: String) throws {
         let parser = DeclarationParser(source: source)
         let root = try parser.root(of: data)
@@ -50,12 +67,18 @@ extension UTType {
     /// Makes `declarations` known to every ``UTType`` in the process.
     /// A later declaration of the same identifier and kind replaces an
     /// earlier one; the system types cannot be redeclared.
+    ///
+    /// - Parameter declarations: The declarations to add.
     public static func register(_ declarations: UTTypeDeclarations) {
         UTTypeRegistry.shared.register(declarations)
     }
 
     /// Reads the declarations in the file at `url` (see
     /// ``UTTypeDeclarations``) and registers them.
+    ///
+    /// - Parameter url: A property list or JSON file.
+    /// - Throws: ``UTTypeDeclarationError`` naming the file, as
+    ///   ``UTTypeDeclarations/init(contentsOf:)``; nothing is registered.
     public static func registerDeclarations(contentsOf url: URL) throws {
         register(try UTTypeDeclarations(contentsOf: url))
     }
@@ -67,6 +90,11 @@ public struct UTTypeDeclarationError: Error, Sendable, Hashable, CustomStringCon
     public var source: String
     public var message: String
 
+    /// An error about `source`.
+    ///
+    /// - Parameters:
+    ///   - source: The file's path, or the name given for data.
+    ///   - message: What is wrong.
     public init(source: String, message: String) {
         self.source = source
         self.message = message

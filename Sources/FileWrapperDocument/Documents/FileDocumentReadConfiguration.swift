@@ -12,6 +12,10 @@ public struct FileDocumentReadConfiguration {
 
     /// A configuration for reading `file` as `contentType`, for tests and
     /// tools that drive a document directly.
+    ///
+    /// - Parameters:
+    ///   - contentType: The type to read `file` as.
+    ///   - file: The file, package or container.
     public init(contentType: UTType, file: FileWrapper) {
         self.contentType = contentType
         self.file = file

@@ -12,6 +12,11 @@ public struct FileDocumentWriteConfiguration {
 
     /// A configuration for writing as `contentType`, for tests and tools
     /// that drive a document directly.
+    ///
+    /// - Parameters:
+    ///   - contentType: The type to write.
+    ///   - existingFile: What the document was last read from or written as;
+    ///     nil for a document never saved.
     public init(contentType: UTType, existingFile: FileWrapper?) {
         self.contentType = contentType
         self.existingFile = existingFile

@@ -132,6 +132,10 @@ open class UndoManager {
     /// Registers `handler`, run with `target` to undo the change just made.
     /// While undoing, what the handler registers is the redo of that undo.
     /// A new action outside an undo or a redo clears what could be redone.
+    ///
+    /// - Parameters:
+    ///   - target: The object the change was made to; held weakly.
+    ///   - handler: Undoes the change, given `target`.
     public func registerUndo<TargetType: AnyObject>(withTarget target: TargetType,
                                                     handler: @escaping @MainActor (TargetType) -> Void) {
         takeArrivingActions()
@@ -183,6 +187,8 @@ open class UndoManager {
     /// Names the change being recorded ("Add Item"): while undoing or
     /// redoing, the group that reverts it; else the open group, or the last
     /// closed one.
+    ///
+    /// - Parameter actionName: The name, as a menu shows it after "Undo".
     public func setActionName(_ actionName: String) {
         takeArrivingActions()
         if reverting != nil {
@@ -292,6 +298,8 @@ open class UndoManager {
     }
 
     /// Forgets the actions registered with `target`; a group left empty goes.
+    ///
+    /// - Parameter target: The object the actions were registered with.
     public func removeAllActions(withTarget target: Any) {
         takeArrivingActions()
         let identifier = ObjectIdentifier(target as AnyObject)
