@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct LoggerTests {
+@Suite(.startsProcesses) struct LoggerTests {
     @Test func everyLevelOnStandardErrorWithPrivacy() throws {
         let directory = try TemporaryDirectory()
         let run = try BuiltProgram.run("fwk-os-log-child", [], in: directory.url)

@@ -5,7 +5,7 @@ import TestSupport
 /// Every public function, initializer and subscript of the three libraries
 /// documents its parameters, result and errors with DocC's callouts
 /// (issue 34, item 6), as `Tools/check-doc-callouts.py` checks them.
-@Suite struct DocCalloutTests {
+@Suite(.startsProcesses) struct DocCalloutTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let script = repository.appendingPathComponent("Tools/check-doc-callouts.py").path
