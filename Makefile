@@ -1,7 +1,7 @@
 # Quick start: `make run` and `make test`. Both install libarchive-dev,
-# libzstd-dev, zlib1g-dev, liblzma-dev and pkg-config first when they are
-# missing; `make test` also installs the programs the interop tests run
-# (bsdtar, zip, unzip, python3, compressors, 7z).
+# libzstd-dev, zlib1g-dev, liblzma-dev, libisal-dev and pkg-config first
+# when they are missing; `make test` also installs the programs the interop
+# tests run (bsdtar, zip, unzip, python3, compressors, 7z).
 SWIFT  ?= swift
 SAMPLE ?= Fixtures/Travel.journal
 

@@ -26,6 +26,13 @@ let package = Package(
         // called directly where we compress on several cores.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // ISA-L from the system (Debian: libisal-dev), whose inflate is about
+        // three times zlib's: linked through pkg-config only when it is
+        // there (the module map names no library), and CInflate falls back
+        // to zlib when its header is missing.
+        .systemLibrary(name: "CIsal", pkgConfig: "libisal", providers: [.apt(["libisal-dev"])]),
+        // The one raw inflater, ISA-L's or zlib's, chosen at build time.
+        .target(name: "CInflate", dependencies: ["CIsal", "CZlib"]),
         // liblzma from the system (Debian: liblzma-dev), which decodes xz,
         // lzma and lzip streams within a memory limit, and reads the filter
         // headers of xz blocks and the properties of LZMA streams that
@@ -50,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "FileWrapperArchive",
-            dependencies: ["CArchive", "CCRC32", "CZstd", "CZlib", "CLZMA", "CFileSystem", "FileWrapperKit"]
+            dependencies: ["CArchive", "CCRC32", "CInflate", "CZstd", "CZlib", "CLZMA", "CFileSystem", "FileWrapperKit"]
         ),
         .target(
             name: "FileWrapperDocument",

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (libarchive-dev, libzstd-dev,
-# zlib1g-dev, liblzma-dev, pkg-config) when they are missing: apt-get as
-# root, sudo otherwise.
+# zlib1g-dev, liblzma-dev, libisal-dev, pkg-config) when they are missing:
+# apt-get as root, sudo otherwise. libisal-dev (ISA-L, whose inflate is
+# about three times zlib's) is optional to the build: without it, zip
+# members and gzip streams are inflated by zlib, and `wrapinspect
+# --version` says so.
 #
 # With --test, also the programs the interop tests run against our archives:
 # bsdtar (libarchive-tools), zip, unzip, python3, GNU cpio, the compressors
@@ -27,7 +30,7 @@ test_tools=(bsdtar:libarchive-tools zip:zip unzip:unzip python3:python3
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-for library in libarchive:libarchive-dev libzstd:libzstd-dev zlib:zlib1g-dev liblzma:liblzma-dev; do
+for library in libarchive:libarchive-dev libzstd:libzstd-dev zlib:zlib1g-dev liblzma:liblzma-dev libisal:libisal-dev; do
     pkg-config --exists "${library%%:*}" 2>/dev/null || missing+=("${library#*:}")
 done
 if $with_test_tools; then

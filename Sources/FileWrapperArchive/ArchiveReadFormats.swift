@@ -132,9 +132,9 @@ extension ArchiveReadFormats {
 
     /// A compression recognised by its first bytes, as libarchive's bidders
     /// check them (`archive_read_support_filter_*.c`); the cases run from
-    /// the strongest bid to the weakest. ``DeclaredSizes`` decodes xz, lzma,
-    /// lzip and zstd itself, within the memory limit, and has libarchive
-    /// decode the others (``libarchiveFilter``).
+    /// the strongest bid to the weakest. ``DeclaredSizes`` decodes gzip, xz,
+    /// lzma, lzip and zstd itself (the last four within the memory limit),
+    /// and has libarchive decode the others (``libarchiveFilter``).
     enum Compression: CaseIterable {
         case xz, bzip2, gzip, zstd, lz4, lzip, compress, lzma
 
@@ -168,26 +168,25 @@ extension ArchiveReadFormats {
         }
 
         /// How libarchive decodes it, with memory of a fixed size, to add to a
-        /// reader; nil for xz, lzma, lzip and zstd, whose dictionary or window
-        /// the stream declares, and which ``DeclaredSizes`` decodes within
-        /// the memory limit instead.
+        /// reader; nil for gzip, which ``GzipDecoder`` inflates (with ISA-L
+        /// where the build has it), and for xz, lzma, lzip and zstd, whose
+        /// dictionary or window the stream declares, and which
+        /// ``DeclaredSizes`` decodes within the memory limit instead.
         ///
-        /// gzip is appended, which turns libarchive's filter detection off:
-        /// when detecting, libarchive stacks filters up to 25 deep, and its
-        /// gzip bidder reads ahead to the end of an embedded file name, so a
-        /// 293-byte gzip that inflates to a bigger gzip, layer after layer,
-        /// made it copy ever larger buffers (130 MB more every second). The
-        /// others are registered alone: libarchive may stack the same
+        /// Each is registered alone: libarchive may stack the same
         /// compression again, but their bidders look at 14 bytes at most, so
         /// 26 levels cost 7 MB. (3.6.2's `archive_read_append_filter`
-        /// crashes on compress and refuses lz4.)
+        /// crashes on compress and refuses lz4.) Its gzip bidder, by
+        /// contrast, reads ahead to the end of an embedded file name, so a
+        /// 293-byte gzip that inflates to a bigger gzip, layer after layer,
+        /// made libarchive copy ever larger buffers (130 MB more every
+        /// second): one layer is decoded, and what it holds is read as it is.
         var libarchiveFilter: (@Sendable (OpaquePointer) -> CInt)? {
             switch self {
             case .bzip2: archive_read_support_filter_bzip2
-            case .gzip: { archive_read_append_filter($0, ARCHIVE_FILTER_GZIP) }
             case .lz4: archive_read_support_filter_lz4
             case .compress: archive_read_support_filter_compress
-            case .xz, .zstd, .lzip, .lzma: nil
+            case .gzip, .xz, .zstd, .lzip, .lzma: nil
             }
         }
 

@@ -13,7 +13,7 @@ struct WrapInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wrapinspect",
         abstract: "Inspect, compare, pack and unpack document packages: bundles, flat files, archives and manifests.",
-        version: "wrapinspect \(version)",
+        version: "wrapinspect \(version)\ninflate: \(ArchiveLibrary.inflater)",
         subcommands: [Dump.self, Snapshot.self, Digest.self, Diff.self, Verify.self, Cat.self, Pack.self, Unpack.self]
     )
 

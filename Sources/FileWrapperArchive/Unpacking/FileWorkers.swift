@@ -306,7 +306,7 @@ final class FileWorkers: @unchecked Sendable {
     ) throws(ArchiveError) -> UnsafeRawBufferPointer {
         if expander == nil { expander = ZipMemberExpander(capacity: Self.largeFile) }
         guard let expander else {
-            throw ArchiveError(.io, archive: archive, entry: file.entry, message: "zlib could not allocate an inflate stream")
+            throw ArchiveError(.io, archive: archive, entry: file.entry, message: "could not allocate an inflate stream")
         }
         do throws(ZipMemberExpander.Damage) {
             return try expander.contents(of: member, stored: stored)

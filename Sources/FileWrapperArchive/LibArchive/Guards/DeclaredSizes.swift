@@ -9,9 +9,10 @@ import CFileSystem
 ///   (zstd's default of 128 MiB, whatever the budget): these are decoded
 ///   here instead, by liblzma and libzstd
 ///   within the limit (``LZMADecoder``, ``ZstdDecoder``); the other
-///   compressions need fixed memory and are decoded by libarchive in a
-///   handle of their own (``LibArchiveFilter``), so that the checks below
-///   see the decoded bytes;
+///   compressions need fixed memory: gzip is inflated here too
+///   (``GzipDecoder``, on ISA-L where the build has it), the rest decoded
+///   by libarchive in a handle of their own (``LibArchiveFilter``), so that
+///   the checks below see the decoded bytes;
 /// - the name of a cpio newc entry, read whole however long it is declared
 ///   (``CpioNameCheck``);
 /// - the dictionary of an LZMA or xz zip member, the model of a PPMd one
@@ -48,8 +49,8 @@ enum DeclaredSizes {
     }
 
     /// `source`, or a source of what its compression decodes to: xz, lzma,
-    /// lzip and zstd decoded within the limit, the others by libarchive in
-    /// a handle of its own; with ``ArchiveReadFormats/libarchiveFilterDetection``,
+    /// lzip and zstd decoded within the limit, gzip by ``GzipDecoder``, the
+    /// others by libarchive in a handle of its own; with ``ArchiveReadFormats/libarchiveFilterDetection``,
     /// a wrapper only libarchive detects (uuencode, lzop...) too, with every
     /// filter it stacks inside. Either way the format reader gets the bytes
     /// unfiltered, and so names are read as stored (``StoredName``).
@@ -67,6 +68,8 @@ enum DeclaredSizes {
             decoder = try LZMADecoder(input: source, container: .lzip, budget: budget)
         case .zstd:
             decoder = try ZstdDecoder(input: source, budget: budget)
+        case .gzip:
+            decoder = try GzipDecoder(input: source)
         case let compression?:
             guard let filter = compression.libarchiveFilter else { return source }
             decoder = try LibArchiveFilter(input: source, filter: filter)

@@ -23,7 +23,7 @@ final class ZipMemberSource: RegularFileSource {
     let compressedSize: Int64
     let size: Int
     let crc: UInt32
-    /// Stored and deflated are expanded here (zlib); the others by
+    /// Stored and deflated are expanded here (``RawInflater``); the others by
     /// libarchive over the member alone
     /// (``decodeWithLibArchive(_:dataStart:header:blockSize:deliver:)``).
     let method: ZipCompressionMethod
@@ -135,11 +135,11 @@ final class ZipMemberSource: RegularFileSource {
         try archive.checkUnchanged(fd)
     }
 
-    /// Reads a stored member's data, or inflates a deflated one's a step
-    /// at a time (``RawInflater/step(_:into:)``), from `dataStart` in the
-    /// open zip `fd`, in pieces of at most 256 KiB, into blocks of at most
-    /// `blockSize` bytes for `deliver`; the deflate stream must end with
-    /// the compressed data.
+    /// Reads a stored member's data, or inflates a deflated one's
+    /// (``RawInflater/inflate(compressedSize:input:output:read:deliver:failure:)``),
+    /// from `dataStart` in the open zip `fd`, in pieces of at most 256 KiB,
+    /// into blocks of at most `blockSize` bytes for `deliver`; the deflate
+    /// stream must end with the compressed data.
     private func readOrInflate(
         _ fd: CInt, dataStart start: Int64, blockSize: Int, deliver: (UnsafeRawBufferPointer) throws(FileWrapperError) -> Void
     ) throws(FileWrapperError) {
@@ -157,41 +157,19 @@ final class ZipMemberSource: RegularFileSource {
             return
         }
         guard let inflater = RawInflater() else {
-            throw FileWrapperError(.ioError, path: archive.path, detail: "zlib could not allocate memory to inflate member \"\(entry)\"")
+            throw FileWrapperError(.ioError, path: archive.path, detail: "could not allocate memory to inflate member \"\(entry)\"")
         }
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(blockSize, max(size, 1))), alignment: 16)
         defer { output.deallocate() }
-        // Input read in pieces; each expanded into the output block, which is handed on whenever it holds bytes.
-        var (pieceStart, pieceCount) = (0, 0)
-        var ended = false
-        while !ended {
-            if pieceCount == 0, consumed < compressedSize {
-                let count = Int(min(Int64(input.count), compressedSize - consumed))
-                try archive.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: input[..<count]), at: start + consumed, member: entry)
-                consumed += Int64(count)
-                (pieceStart, pieceCount) = (0, count)
-            }
-            switch inflater.step(UnsafeRawBufferPointer(rebasing: input[pieceStart..<(pieceStart + pieceCount)]), into: output) {
-            case .progress(let took, let made, let end):
-                (pieceStart, pieceCount) = (pieceStart + took, pieceCount - took)
-                ended = end
-                if made > 0 { try deliver(UnsafeRawBufferPointer(rebasing: output[..<made])) }
-                // With room, zlib always moves unless the input ran out or is not deflate.
-                if took == 0, made == 0, !end {
-                    throw archive.damage(member: entry, pieceCount == 0
-                        ? "the compressed data ends before its deflate stream does"
-                        : "the compressed data is damaged (not a valid deflate stream)")
-                }
-            case .damaged:
-                throw archive.damage(member: entry, "the compressed data is damaged (not a valid deflate stream)")
-            case .outOfMemory:
-                throw FileWrapperError(.ioError, path: archive.path, detail: "zlib could not allocate memory to inflate member \"\(entry)\"")
-            }
-        }
-        let left = Int64(pieceCount) + compressedSize - consumed
-        guard left == 0 else {
-            throw archive.damage(member: entry, "the deflate stream ends \(left) bytes before the compressed data does")
-        }
+        try inflater.inflate(
+            compressedSize: compressedSize, input: input, output: output,
+            read: { (piece, offset) throws(FileWrapperError) in try archive.read(fd, into: piece, at: start + offset, member: entry) },
+            deliver: deliver,
+            failure: { failure in
+                failure == .outOfMemory
+                    ? FileWrapperError(.ioError, path: archive.path, detail: "could not allocate memory to inflate member \"\(entry)\"")
+                    : archive.damage(member: entry, failure.message)
+            })
     }
 
     private static func hex(_ value: UInt32) -> String {

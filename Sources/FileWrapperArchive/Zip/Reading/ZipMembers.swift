@@ -1,5 +1,4 @@
 import CCRC32
-import CZlib
 
 /// A zip member's data as the archive stores it: where it lies, how it
 /// expands, and the CRC-32 of what it expands to, as the central directory
@@ -100,7 +99,7 @@ struct ZipDirectory {
 /// CRC-32. One inflate stream and one buffer of the largest size, reused.
 final class ZipMemberExpander {
     /// What is wrong with a member's data, said for an error: `.corrupt`,
-    /// or `.io` when zlib could not allocate its window.
+    /// or `.io` when the inflater could not allocate memory.
     struct Damage: Error {
         var code: ArchiveError.Code = .corrupt
         var message: String
@@ -109,8 +108,8 @@ final class ZipMemberExpander {
     private let inflater: RawInflater
     private let output: UnsafeMutableRawBufferPointer
 
-    /// An expander for members of up to `capacity` bytes; nil when zlib
-    /// cannot allocate its stream.
+    /// An expander for members of up to `capacity` bytes; nil when the
+    /// inflater cannot be allocated.
     init?(capacity: Int) {
         guard let inflater = RawInflater() else { return nil }
         self.inflater = inflater
@@ -139,20 +138,23 @@ final class ZipMemberExpander {
             case .tooLong:
                 throw Damage(message: "the data expands to more than the \(member.size) bytes that the archive gives")
             case .cutShort:
-                throw Damage(message: "the compressed data ends before its deflate stream does")
+                throw Damage(message: RawInflater.Failure.cutShort.message)
             case .endsEarly(let left):
-                throw Damage(message: "the deflate stream ends \(left) bytes before the compressed data does")
+                throw Damage(message: RawInflater.Failure.endsEarly(Int64(left)).message)
             case .damaged:
-                throw Damage(message: "the compressed data is damaged (not a valid deflate stream)")
+                throw Damage(message: RawInflater.Failure.damaged.message)
             case .outOfMemory:
-                throw Damage(code: .io, message: "zlib could not allocate memory to inflate it")
+                throw Damage(code: .io, message: RawInflater.Failure.outOfMemory.message)
             }
         }
         let crc = ccrc32_update(0, contents.baseAddress, contents.count)
-        guard crc == member.crc else {
-            throw Damage(message: "the contents' CRC-32 is \(Self.hex(crc)), the archive gives \(Self.hex(member.crc))")
-        }
+        guard crc == member.crc else { throw Damage(message: Self.crcMismatch(crc, member.crc)) }
         return contents
+    }
+
+    /// The error's words for contents whose CRC-32 is `crc`, not the `expected` one the archive gives.
+    static func crcMismatch(_ crc: UInt32, _ expected: UInt32) -> String {
+        "the contents' CRC-32 is \(hex(crc)), the archive gives \(hex(expected))"
     }
 
     private static func hex(_ value: UInt32) -> String {
