@@ -1,3 +1,4 @@
+import CCRC32
 import FileWrapperKit
 import Glibc
 
@@ -228,6 +229,7 @@ final class Extraction {
         }
         guard size <= FileWorkers.largeFile else {
             if let stored = input.storedContents { return try copy(file, size: size, from: stored, display: display) }
+            if try inflateZipMember(file, size: size, display: display) { return }
             return try write(file, startingWith: [], display: display)
         }
         if try submitZipMember(file, size: size) { return }
@@ -246,13 +248,65 @@ final class Extraction {
     /// read it.
     private func submitZipMember(_ file: NewFile, size: Int64) throws -> Bool {
         guard let zip, let (source, dataOffset) = zip.handle.unfilteredInput,
-              let member = zip.directory.member(dataOffset: dataOffset, size: size)
+              let member = zip.directory.member(dataOffset: dataOffset, size: size), member.compressedSize <= FileWorkers.largeFile
         else { return false }
         let space = try workers.space(for: member.compressedSize)
         guard source.copyBytes(at: member.offset, into: space) else { return false }
         try budget.spend(member.size, entry: file.entry, from: input, archiveBytesRead: member.offset + Int64(member.compressedSize))
         try input.skipData(entry: file.entry)
         workers.submit(file, contents: UnsafeRawBufferPointer(space), member: member)
+        return true
+    }
+
+    /// Makes the large `file`, the current entry, on this thread from the
+    /// deflated zip member it is, read in pieces (`pread`) and inflated by
+    /// ``RawInflater`` (ISA-L where the build has it) rather than by
+    /// libarchive's zlib, then checked as a worker checks a small one: the
+    /// stream ends with the stored bytes, gives the size and the CRC-32 the
+    /// central directory gives. False when it is not one that
+    /// ``ZipDirectory`` finds, and libarchive is to read it.
+    private func inflateZipMember(_ file: NewFile, size: Int64, display: Syscall.Path) throws -> Bool {
+        guard let zip, let (source, dataOffset) = zip.handle.unfilteredInput,
+              let member = zip.directory.member(dataOffset: dataOffset, size: size), member.method == .deflated
+        else { return false }
+        guard let inflater = RawInflater() else {
+            throw ArchiveError(.io, archive: input.name, entry: file.entry, message: "could not allocate an inflate stream")
+        }
+        // Skipped first, as libarchive skips a member (by its compressed
+        // size, not decoding it): a truncated archive fails as it does when read.
+        try input.skipData(entry: file.entry)
+        try budget.spend(member.size, entry: file.entry, from: input, archiveBytesRead: member.offset + Int64(member.compressedSize))
+        workers.wake()
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { input.deallocate() }
+        let damage = { (message: String) in ArchiveError(.corrupt, archive: self.input.name, entry: file.entry, message: message) }
+        try place.io(entry: file.entry) {
+            let fd = try file.create(path: display)
+            defer { Syscall.close(fd) }
+            var (produced, crc) = (0, UInt32(0))
+            try inflater.inflate(
+                compressedSize: Int64(member.compressedSize), input: input, output: buffer,
+                read: { piece, offset in
+                    guard source.copyBytes(at: member.offset + offset, into: piece) else { throw damage("the archive ends inside the member's data") }
+                },
+                deliver: { block in
+                    guard block.count <= member.size - produced else {
+                        throw damage("the data expands to more than the \(member.size) bytes that the archive gives")
+                    }
+                    produced += block.count
+                    crc = ccrc32_update(crc, block.baseAddress, block.count)
+                    try Syscall.writeAll(block, to: fd, path: display)
+                },
+                failure: { failure in
+                    failure == .outOfMemory
+                        ? ArchiveError(.io, archive: self.input.name, entry: file.entry, message: failure.message) : damage(failure.message)
+                })
+            guard produced == member.size else {
+                throw damage("the data expands to \(produced) bytes, not the \(member.size) that the archive gives")
+            }
+            guard crc == member.crc else { throw damage(ZipMemberExpander.crcMismatch(crc, member.crc)) }
+            try file.finish(fd, path: display)
+        }
         return true
     }
 

@@ -13,13 +13,16 @@ struct ZipMember: Sendable, Equatable {
     var method: ZipCompressionMethod
 }
 
-/// The small members of a zip archive, from its central directory: stored
-/// or deflated, not encrypted, both sizes at most a limit. libarchive reads
-/// the same directory but tells only an entry's expanded size and hands out
-/// only expanded bytes; with this, an unpack finds where an entry's stored
-/// bytes lie and lets a worker thread expand and check them
-/// (``ZipMemberExpander``), so that inflating, a third of the reading
-/// thread's time on many small files, runs on every core.
+/// The members of a zip archive that an unpack inflates itself, from its
+/// central directory: not encrypted, stored or deflated with both sizes at
+/// most a limit, or deflated of any size. libarchive reads the same
+/// directory but tells only an entry's expanded size and hands out only
+/// expanded bytes, inflated by zlib; with this, an unpack finds where an
+/// entry's stored bytes lie and lets a worker thread expand and check a
+/// small one (``ZipMemberExpander``), so that inflating, a third of the
+/// reading thread's time on many small files, runs on every core, and
+/// inflates a large one streaming, both with ``RawInflater`` (ISA-L where
+/// the build has it).
 ///
 /// Every value is checked before use and anything unexpected (a directory
 /// that does not parse, a member whose local header does not lead exactly
@@ -43,8 +46,9 @@ struct ZipDirectory {
 
     /// Reads the central directory of the zip that `source` holds
     /// (``ZipCentralDirectory``), keeping the members of at most `maxSize`
-    /// bytes, stored and expanded; nil when the directory cannot be found
-    /// or read, or lists more than `maxEntries` entries.
+    /// bytes, stored and expanded, and the deflated ones of any size; nil
+    /// when the directory cannot be found or read, or lists more than
+    /// `maxEntries` entries.
     init?(source: ArchiveReadSource, maxEntries: Int, maxSize: Int) {
         guard let directory = try? ZipCentralDirectory(source: source) else { return nil }
         var entries = directory.records()
@@ -56,9 +60,12 @@ struct ZipDirectory {
                 // What a hostile directory declares may not fit: the sum stops at the largest.
                 let (sum, overflow) = expandedBytes.addingReportingOverflow(Int64(clamping: entry.size))
                 expandedBytes = overflow ? .max : sum
+                guard entry.fields.isWellFormed else { return nil }
                 guard let method = ZipCompressionMethod(rawValue: entry.record.method), method == .stored || method == .deflated,
                       !entry.record.flags.isEncrypted, let localHeader = entry.localHeader,
-                      entry.size <= UInt64(maxSize), entry.compressedSize <= UInt64(maxSize), method == .deflated || entry.compressedSize == entry.size
+                      (entry.size <= UInt64(maxSize) && entry.compressedSize <= UInt64(maxSize))
+                        || (method == .deflated && entry.size <= UInt64(Int.max) && entry.compressedSize <= UInt64(Int.max)),
+                      method == .deflated || entry.compressedSize == entry.size
                 else { continue }
                 records.append(Record(localHeader: localHeader, compressedSize: Int(entry.compressedSize), size: Int(entry.size),
                                       crc: entry.record.crc, method: method))
