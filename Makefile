@@ -64,9 +64,10 @@ test: setup-test fixtures
 ## wrapinspect, bsdtar, 7z, Python or kills): the quick loop while
 ## working. Suites that start processes carry `.startsProcesses` and are
 ## left out; one that starts a process without it fails, naming the trait.
+## Sizes are reduced, as in the sanitizer runs (Tests/TestSupport/TestSizes.swift).
 ## `make test` and CI still run everything.
 test-fast: setup fixtures
-	FWK_TEST_TIER=fast $(SWIFT) test $(SWIFTFLAGS) --skip '^(WrapInspectTests|NotesExampleTests|ReadmeExampleTests)\.'
+	FWK_TEST_TIER=fast FWK_TEST_SIZES=reduced $(SWIFT) test $(SWIFTFLAGS) --skip '^(WrapInspectTests|NotesExampleTests|ReadmeExampleTests)\.'
 
 ## The whole suite under AddressSanitizer (memory errors and leaks, but
 ## for the ones outside our code that Tools/sanitizers/lsan.supp lists) and
