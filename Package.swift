@@ -7,8 +7,6 @@ let package = Package(
         .library(name: "FileWrapperKit", targets: ["FileWrapperKit"]),
         .library(name: "FileWrapperArchive", targets: ["FileWrapperArchive"]),
         .library(name: "FileWrapperDocument", targets: ["FileWrapperDocument"]),
-        // Opt in: Apple's module names (Combine, CoreGraphics, System, os) on Linux.
-        .library(name: "FileWrapperKitAppleModules", targets: ["FileWrapperKitAppleModules"]),
         .executable(name: "wrapinspect", targets: ["wrapinspect"]),
     ],
     dependencies: [
@@ -67,27 +65,6 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
-        // Modules under Apple's names, for code written for Apple's systems.
-        // Built only for Linux (the condition on each dependency), so that
-        // on Apple's systems the product is empty and Apple's own modules
-        // are the ones imported; a package that does not depend on the
-        // product builds none of them.
-        .target(
-            name: "FileWrapperKitAppleModules",
-            dependencies: ["Combine", "CoreGraphics", "System", "os"].map { .target(name: $0, condition: .when(platforms: [.linux])) },
-            path: "Sources/AppleModules/FileWrapperKitAppleModules"
-        ),
-        .target(
-            name: "Combine", dependencies: [.product(name: "OpenCombine", package: "OpenCombine")],
-            path: "Sources/AppleModules/Combine"
-        ),
-        .target(name: "CoreGraphics", dependencies: ["_Testing_CoreGraphics"], path: "Sources/AppleModules/CoreGraphics"),
-        .target(name: "_Testing_CoreGraphics", path: "Sources/AppleModules/_Testing_CoreGraphics"),
-        .target(
-            name: "System", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
-            path: "Sources/AppleModules/System"
-        ),
-        .target(name: "os", path: "Sources/AppleModules/os"),
         .executableTarget(
             name: "wrapinspect",
             dependencies: [
@@ -206,17 +183,6 @@ let package = Package(
                 .enableUpcomingFeature("InferIsolatedConformances"),
                 .enableUpcomingFeature("MemberImportVisibility"),
             ]
-        ),
-        // Files written as Apple's samples write them, importing Combine,
-        // CoreGraphics, System and os through the opt-in product alone;
-        // fwk-os-log-child logs at every level for the test to read its
-        // standard error.
-        .executableTarget(
-            name: "fwk-os-log-child", dependencies: ["FileWrapperKitAppleModules"], path: "Tests/OSLogChild"
-        ),
-        .testTarget(
-            name: "AppleModuleNamesTests",
-            dependencies: ["FileWrapperKitAppleModules", "TestSupport", "fwk-os-log-child"]
         ),
         .testTarget(
             name: "FileWrapperDocumentTests",

@@ -114,7 +114,6 @@ import Testing
     /// Calls made outside a funnel closure on purpose, with why.
     static let reviewedDirectCalls: [(file: String, text: String, reason: String)] = [
         ("FileWrapperKit/Disk/ExtendedAttributes.swift", "cfs_", "the attribute calls of a target, each made inside `tolerant`, the funnel's loop for them"),
-        ("AppleModules/os/Logger.swift", "Glibc.write(2,", "the stand-in for Apple's os module depends on nothing of ours: a log line to standard error, retried on EINTR, dropped on failure as os_log drops it"),
     ]
 
     /// Every system call goes through the funnel (`Syscall.invoke`, on its

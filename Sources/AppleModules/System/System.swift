@@ -1,3 +1,0 @@
-// `import System` on Linux: swift-system (`FilePath`, `FileDescriptor`,
-// `Errno`, `FilePermissions`), which Apple ships as the module System.
-@_exported import SystemPackage
