@@ -40,6 +40,9 @@ struct DiskStamp: Hashable, Sendable {
         }
     }
 
+    /// Whether nothing was at the place stamped.
+    var isNothing: Bool { entries.isEmpty }
+
     /// Adds the entries below the open directory `fd`, sorted by name bytes.
     private mutating func walk(_ fd: CInt, under prefix: [UInt8], path: String) {
         guard let names = try? Syscall.names(inDirectory: fd, path: { path }) else {

@@ -25,6 +25,9 @@ extension DocumentController {
             guard !newName.isEmpty, newName != ".", newName != "..", !newName.contains("/"), !newName.contains("\0") else {
                 throw DocumentError(.invalidName, url: url, "cannot be renamed to \"\(newName)\": that is not a file name")
             }
+            // Our own rename is no change from outside.
+            watcher.watch(nil)
+            defer { watcher.watch(fileURL) }
             fileURL = try await DocumentDisk.rename(url, to: newName, revision: revision, storage: DocumentStorage(contentType))
         }
     }
@@ -43,7 +46,8 @@ extension DocumentController {
     /// document stays open, with its undo, and the error is thrown. A new
     /// document that was never saved is closed with its changes dropped.
     /// Without `saving`, unsaved changes are dropped and the file is left
-    /// as it is.
+    /// as it is. The streams of ``diskChanges()`` end, and the file is no
+    /// longer watched.
     public func close(saving: Bool = true) async throws {
         try await exclusively {
             guard !isClosed else { return }
@@ -52,6 +56,7 @@ extension DocumentController {
             }
             isClosed = true
             revision = nil
+            await watcher.close()
             await undoManager.removeAllActions()
         }
     }

@@ -62,8 +62,10 @@ extension DocumentController {
         }
         let inPlace = fileURL?.path == url.path
         let written = try await DocumentDisk.save(
-            pending, to: url, as: type, previous: revision, expected: inPlace && !force ? revision?.stamp : nil, inPlace: inPlace)
+            pending, to: url, as: type, previous: revision, expected: inPlace && !force ? revision?.stamp : nil, inPlace: inPlace,
+            recording: movingDocument ? watcher.known : nil)
         guard movingDocument else { return }
+        if !inPlace { watcher.watch(url) }
         fileURL = url
         contentType = type
         revision = written

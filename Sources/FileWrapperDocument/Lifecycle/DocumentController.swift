@@ -76,7 +76,12 @@ public actor DocumentController<Document: Sendable> {
     /// puts the value back from the main actor.
     let content: Locked<Document>
     /// What the document was last read from or written as.
-    var revision: DiskRevision?
+    var revision: DiskRevision? {
+        didSet { watcher.known.withLock { $0 = revision?.stamp } }
+    }
+    /// Watches the file for changes others make (``diskChanges()``); knows
+    /// the stamp of ``revision``, to tell the controller's own saves.
+    let watcher = DiskWatcher()
     /// Whether an operation that uses the file is running, and who waits for it.
     var isBusy = false
     var waiting: [CheckedContinuation<Void, Never>] = []
@@ -91,6 +96,8 @@ public actor DocumentController<Document: Sendable> {
         self.serialization = serialization
         changes = DocumentChanges()
         undoManager = UndoManager(changes: changes, levelsOfUndo: Self.levelsOfUndo)
+        watcher.known.withLock { $0 = revision?.stamp }
+        watcher.watch(fileURL)
     }
 
     /// Applies `edit` to the document and counts one change. A value

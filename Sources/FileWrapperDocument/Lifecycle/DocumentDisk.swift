@@ -38,17 +38,22 @@ enum DocumentDisk {
     /// With `expected`, refuses to write unless what is at `url` still has
     /// that stamp. The check, the swap and the new stamp are made holding
     /// the document's exclusive lock (``DocumentLock``, taken after
-    /// serializing), so no other save comes between them.
+    /// serializing), so no other save comes between them. The new stamp
+    /// goes into `recording` too before the lock is let go, so that a
+    /// ``DiskWatcher`` that looks at the swap's events sees it as its
+    /// controller's own.
     static func save(
-        _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool
+        _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool,
+        recording: Locked<DiskStamp?>?
     ) async throws -> DiskRevision {
         try await onBackgroundThread {
-            try write(pending, to: url, as: type, previous: previous, expected: expected, inPlace: inPlace)
+            try write(pending, to: url, as: type, previous: previous, expected: expected, inPlace: inPlace, recording: recording)
         }
     }
 
     private static func write(
-        _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool
+        _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool,
+        recording: Locked<DiskStamp?>?
     ) throws -> DiskRevision {
         let wrapper: FileWrapper
         do {
@@ -65,7 +70,9 @@ enum DocumentDisk {
                                     "changed on disk since it was opened or last saved (another program wrote it); it was not overwritten: revert to read it, or save with force to replace it" + held.ordering)
             }
             try DocumentStorage(type).write(wrapper, to: url, as: type, originalContentsURL: inPlace ? url : nil)
-            return DiskRevision(file: wrapper, stamp: DiskStamp(of: url))
+            let stamp = DiskStamp(of: url)
+            recording?.withLock { $0 = stamp }
+            return DiskRevision(file: wrapper, stamp: stamp)
         }
     }
 

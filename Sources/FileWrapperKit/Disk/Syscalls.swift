@@ -285,6 +285,32 @@ package enum Syscall {
         return (ends[0], ends[1])
     }
 
+    /// A new inotify instance, non-blocking and close-on-exec
+    /// (`inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`).
+    package static func makeInotify(path: Path) throws(FileWrapperError) -> CInt {
+        try retrying(.inotifyInit1, path) { inotify_init1(CInt(IN_NONBLOCK | IN_CLOEXEC)) }
+    }
+
+    /// `inotify_add_watch(2)` of the file at `watched` (not followed if it
+    /// is a symlink): the watch descriptor.
+    package static func watch(_ watched: String, with inotify: CInt, for mask: UInt32, path: Path) throws(FileWrapperError) -> CInt {
+        try retrying(.inotifyAddWatch, path) { inotify_add_watch(inotify, watched, mask | UInt32(IN_DONT_FOLLOW)) }
+    }
+
+    /// One `read(2)` of a non-blocking descriptor: the bytes read, 0 when
+    /// nothing is there yet (`EAGAIN`).
+    package static func readAvailable(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, path: Path) throws(FileWrapperError) -> Int {
+        while true {
+            let count = invoke(.read) { Glibc.read(fd, buffer.baseAddress!, buffer.count) }
+            if count >= 0 { return count }
+            switch Glibc.errno {
+            case EINTR: continue
+            case EAGAIN: return 0
+            case let code: throw FileWrapperError(systemCall: .read, path: path(), errno: Errno(rawValue: code))
+            }
+        }
+    }
+
     /// Fills `buffer` with `read(2)`, continuing after short reads; returns
     /// the bytes read, fewer than the buffer holds only at the end of the file.
     package static func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, path: Path) throws(FileWrapperError) -> Int {

@@ -16,6 +16,8 @@ package enum SystemCall: String, Sendable, CaseIterable {
     /// `fcntl` taking an open file description lock on a whole file.
     case ofdLock = "fcntl(F_OFD_SETLKW)"
     case schedGetaffinity = "sched_getaffinity"
+    case inotifyInit1 = "inotify_init1"
+    case inotifyAddWatch = "inotify_add_watch"
     case mkdirat, symlinkat, linkat, unlinkat
     case renameat, renameat2
     case write
@@ -29,7 +31,8 @@ package enum SystemCall: String, Sendable, CaseIterable {
     package var changesFiles: Bool {
         switch self {
         case .open, .openat, .openat2, .fstat, .fstatat, .lstat, .readlinkat, .lseek, .fstatfs, .fdopendir, .readdir, .read, .pread,
-             .listxattr, .getxattr, .dup, .close, .fcntl, .ofdLock, .pipe, .schedGetaffinity:
+             .listxattr, .getxattr, .dup, .close, .fcntl, .ofdLock, .pipe, .schedGetaffinity,
+             .inotifyInit1, .inotifyAddWatch:
             false
         case .openatCreate, .openatLock, .mkdirat, .symlinkat, .linkat, .unlinkat, .renameat, .renameat2, .write, .copyFileRange,
              .fchmod, .fchmodat, .fchown, .fchownat, .futimens, .utimensat, .fsetxattr, .fsync, .syncfs,
