@@ -158,6 +158,34 @@ import TestSupport
         #expect(await ended.next() == nil, "a stream asked for after close ends at once")
     }
 
+    /// A presenter registered with `NSFileCoordinator.addFilePresenter(_:)`
+    /// is told of another process's save and of a move, not of a
+    /// coordinated write made with it as the coordinator's presenter; once
+    /// removed, its watch and descriptor are gone.
+    @Test func aRegisteredPresenterIsToldOfOthersChanges() async throws {
+        let directory = try TemporaryDirectory()
+        let url = try SharedSaveTests.newDocument("Shared.txt", in: directory)
+        let before = Self.inotifyDescriptors()
+        let presenter = Presenter(url)
+        NSFileCoordinator.addFilePresenter(presenter)
+
+        var error: NSError?
+        NSFileCoordinator(filePresenter: presenter).coordinate(writingItemAt: url, options: .forReplacing, error: &error) { url in
+            try? Data("own\n".utf8).write(to: url, options: .atomic)
+        }
+        #expect(error == nil)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(presenter.calls.withLock { $0 }.isEmpty, "its own coordinated write")
+
+        try await Self.saveInAnotherProcess(url, "a")
+        #expect(await Self.eventually { presenter.calls.withLock { $0 } == ["change"] })
+        try await Self.runTool("/bin/mv", [url.path, directory.appending("Renamed.txt").path])
+        #expect(await Self.eventually { presenter.calls.withLock { $0 } == ["change", "move Renamed.txt"] }, "\(presenter.calls.withLock { $0 })")
+
+        NSFileCoordinator.removeFilePresenter(presenter)
+        #expect(await Self.eventually { Self.inotifyDescriptors() == before })
+    }
+
     // MARK: - Helpers
 
     static func saveInAnotherProcess(_ url: URL, _ writer: String) async throws {
@@ -170,10 +198,43 @@ import TestSupport
         #expect(run.status == 0, "\(tool) \(arguments): \(run.stderr)")
     }
 
+    /// Waits up to 10 s for `condition`; whether it came true.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     /// How many descriptors of this process are inotify instances.
     static func inotifyDescriptors() -> Int {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify" }.count
+    }
+}
+
+/// A presenter that notes what it is told.
+final class Presenter: NSObject, NSFilePresenter, Sendable {
+    let presentedItemURL: URL?
+    let presentedItemOperationQueue = OperationQueue()
+    let calls = Mutex<[String]>([])
+
+    init(_ url: URL) {
+        presentedItemURL = url
+    }
+
+    func presentedItemDidChange() {
+        calls.withLock { $0.append("change") }
+    }
+
+    func presentedItemDidMove(to newURL: URL) {
+        calls.withLock { $0.append("move \(newURL.lastPathComponent)") }
+    }
+
+    func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        calls.withLock { $0.append("delete") }
+        completionHandler(nil)
     }
 }
 

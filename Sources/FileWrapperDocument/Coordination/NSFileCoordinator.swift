@@ -47,9 +47,10 @@ open class NSFileCoordinator: NSObject {
         public static let contentIndependentMetadataOnly = WritingOptions(rawValue: 1 << 4)
     }
 
-    /// The presenter whose own changes this coordinator makes, which the
-    /// events of changes (a later addition, issue 37 item 2) are not to
-    /// reach. Not public: Foundation's coordinator does not show it.
+    /// The presenter whose own changes this coordinator makes: a
+    /// coordinated write is not told to it when it is registered
+    /// (``addFilePresenter(_:)``). Not public: Foundation's coordinator
+    /// does not show it.
     let filePresenter: (any NSFilePresenter)?
 
     public init(filePresenter: (any NSFilePresenter)?) {
@@ -77,7 +78,10 @@ open class NSFileCoordinator: NSObject {
     private func coordinate(_ mode: DocumentLock.Mode, _ url: URL, _ outError: NSErrorPointer, _ accessor: (URL) -> Void) {
         let url = url.standardizedFileURL
         do {
-            try DocumentLock.holding(mode, of: url) { _ in accessor(url) }
+            try DocumentLock.holding(mode, of: url) { _ in
+                accessor(url)
+                if mode == .exclusive { recordOwnWrite(of: url) }
+            }
         } catch {
             outError?.pointee = NSError(domain: NSCocoaErrorDomain, code: CocoaError.fileLocking.rawValue, userInfo: [
                 NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: ErrorChain.describe(error),

@@ -1,10 +1,13 @@
 import Foundation
 
-/// Foundation's file presenter, declared so that code written for Apple's
-/// systems compiles: an object that shows an item and would be told when
-/// others change it. Nothing calls these methods yet; the events of
-/// changes made by others (inotify) come with issue 37, item 2. Every
-/// method Foundation makes optional has a default that does nothing.
+/// Foundation's file presenter: an object that shows an item and is told
+/// when others change it, once registered with
+/// `NSFileCoordinator.addFilePresenter(_:)`, which says which methods are
+/// called (`presentedItemDidChange()`, `presentedItemDidMove(to:)`,
+/// `accommodatePresentedItemDeletion(completionHandler:)`; the others are
+/// declared so that code written for Apple's systems compiles, and never
+/// called). Every method Foundation makes optional has a default that
+/// does nothing.
 public protocol NSFilePresenter: NSObjectProtocol {
     /// The item presented.
     var presentedItemURL: URL? { get }
