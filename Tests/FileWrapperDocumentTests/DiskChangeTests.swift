@@ -1,7 +1,6 @@
 import FileWrapperDocument
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 import TestSupport
 
@@ -214,11 +213,28 @@ import TestSupport
     }
 }
 
+/// A value behind an `NSLock`, which ThreadSanitizer follows (it took
+/// `Mutex`'s accesses here for a race).
+final class Guarded<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
 /// A presenter that notes what it is told.
 final class Presenter: NSObject, NSFilePresenter, Sendable {
     let presentedItemURL: URL?
     let presentedItemOperationQueue = OperationQueue()
-    let calls = Mutex<[String]>([])
+    let calls = Guarded<[String]>([])
 
     init(_ url: URL) {
         presentedItemURL = url
@@ -240,7 +256,7 @@ final class Presenter: NSObject, NSFilePresenter, Sendable {
 
 /// Collects a stream of changes as they come.
 final class EventCollector: Sendable {
-    private let state = Mutex<(events: [DocumentDiskChange], ended: Bool)>(([], false))
+    private let state = Guarded<(events: [DocumentDiskChange], ended: Bool)>(([], false))
 
     init(_ stream: AsyncStream<DocumentDiskChange>) {
         Task {
