@@ -11,7 +11,7 @@ import TestSupport
 /// watch and its descriptor.
 ///
 /// Serialized: the descriptor test counts the process's inotify descriptors.
-@Suite(.serialized) struct DiskChangeTests {
+@Suite(.serialized, .startsProcesses) struct DiskChangeTests {
     /// Another process's saves (`fwk-test-child append-lines`) are one
     /// event each; this controller's own saves, before and after, none.
     @Test func anotherProcessesSaveIsOneEventAndOurOwnNone() async throws {
