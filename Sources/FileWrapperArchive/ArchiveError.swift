@@ -135,8 +135,8 @@ extension ArchiveError: CustomStringConvertible, LocalizedError {
     ) -> String {
         let hint = (limit.map { " " + limitHint($0) } ?? "") + (option.map { " " + optionHint($0) } ?? "")
         if let entry {
-            let shown = entry.count > 240 ? entry.prefix(200) + "...(\(entry.utf8.count) bytes)" : Substring(entry)
-            return ErrorChain.sentence("\(archive): \"\(PathDisplay.text(shown.utf8))\": \(message)\(hint)", cause: underlying)
+            let shown = PathDisplay.text(PathDisplay.shortened(entry).utf8)
+            return ErrorChain.sentence("\(archive): \"\(shown)\": \(message)\(hint)", cause: underlying)
         }
         return ErrorChain.sentence("\(archive): \(message)\(hint)", cause: underlying)
     }

@@ -48,4 +48,16 @@ import TestSupport
         #expect(ErrorChain(archive).description() == archive.description)
         #expect(archive.errno == .noSpace)
     }
+
+    /// An entry name over 240 characters is cut to its first 200 and its
+    /// length, the same way by an archive's error and a manifest's; the
+    /// archive's is escaped after the cut, so a control byte still shows.
+    @Test func aLongEntryIsCutAlikeInBothErrors() {
+        let entry = "\u{7}" + String(repeating: "x", count: 4_999)
+        let archive = ArchiveError(.corrupt, archive: "a.tar", entry: entry, message: "bad")
+        let manifest = ManifestError(file: "m.json", entry: entry, message: "bad")
+        let cut = String(repeating: "x", count: 199) + "...(5000 bytes)"
+        #expect(archive.description == "a.tar: \"\\u{7}\(cut)\": bad")
+        #expect(manifest.description == "m.json: \"\u{7}\(cut)\": bad")
+    }
 }

@@ -68,8 +68,7 @@ public struct ManifestError: FileWrapperKitError, Sendable, Hashable, LocalizedE
     public func description(limitHint: (ManifestReadLimits.Limit) -> String) -> String {
         let hint = limit.map { " " + limitHint($0) } ?? ""
         guard let entry else { return ErrorChain.sentence("\(file): \(message)\(hint)", cause: underlying) }
-        let shown = entry.count > 240 ? entry.prefix(200) + "...(\(entry.utf8.count) bytes)" : Substring(entry)
-        return ErrorChain.sentence("\(file): \"\(shown)\": \(message)\(hint)", cause: underlying)
+        return ErrorChain.sentence("\(file): \"\(PathDisplay.shortened(entry))\": \(message)\(hint)", cause: underlying)
     }
 
     public var errorDescription: String? { description }

@@ -14,6 +14,13 @@ package enum PathDisplay {
         return escaped(Array(bytes), escapingNonASCII: false)
     }
 
+    /// `text` as an error message shows an entry: whole up to 240
+    /// characters, otherwise its first 200 and its length, so that a path
+    /// over a length limit does not flood the terminal.
+    package static func shortened(_ text: String) -> String {
+        text.count > 240 ? text.prefix(200) + "...(\(text.utf8.count) bytes)" : text
+    }
+
     /// `names` appended to `root` with slashes, without doubling the slash
     /// of the root directory `/`.
     package static func join(_ root: String, _ names: [String]) -> String {
