@@ -44,6 +44,29 @@ import TestSupport
             return ChildProcess.wait(for: pid)
         }
 
+        /// Starts `arguments` and kills it outright as soon as `$TMPDIR`
+        /// holds something (or once it has ended), however slowly the
+        /// machine runs it; returns how it ended.
+        func killOnceItMadeItsFolder(_ arguments: [String]) throws -> (status: CInt, signal: CInt) {
+            let executable = try #require(WrapInspectProcess.executableURL)
+            let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            defer { close(null) }
+            let pid = try ChildProcess.spawn(executable.path, arguments, in: directory.url, environment: environment,
+                                             standardOutput: null, standardError: null)
+            let deadline = Date().addingTimeInterval(120)
+            // A process that ended is a zombie until it is waited for: state Z.
+            func running() -> Bool {
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return false }
+                return !stat[close...].hasPrefix(") Z")
+            }
+            while try Disk.names(in: temporary).isEmpty, Date() < deadline, running() {
+                usleep(1_000)
+            }
+            kill(pid, SIGKILL)
+            return ChildProcess.wait(for: pid)
+        }
+
         /// Names in the work folder and in `$TMPDIR` that a run left.
         func leftovers() throws -> [String] {
             try (Disk.names(in: directory.url) + Disk.names(in: temporary)).filter { $0.contains(".fwk-save-") || $0.hasPrefix("wrapinspect-") }
@@ -119,13 +142,9 @@ import TestSupport
     @Test func theNextVerifyRemovesWhatAKilledOneLeft() throws {
         let bench = try Workbench()
         let arguments = ["verify", "--via", "bundle,zip,tar.gz", "src"]
-        var left = 0
-        var random = SplitMix64(seed: 7)
-        for _ in 0..<20 where left == 0 {
-            _ = try bench.run(arguments, signal: SIGKILL, after: 0.1 + Double(random.next() % 500) / 1000)
-            left = try Disk.names(in: bench.temporary).count
-        }
-        try #require(left > 0, "no kill left a folder behind")
+        let ended = try bench.killOnceItMadeItsFolder(arguments)
+        try #require(ended.signal == SIGKILL, "verify ended by itself (status \(ended.status)) before the kill")
+        try #require(try Disk.names(in: bench.temporary).count > 0, "the killed verify left no folder behind")
         let finished = try bench.run(arguments)
         #expect(finished.status == 0, "\(finished.stderr)")
         #expect(try Disk.names(in: bench.temporary) == [])
