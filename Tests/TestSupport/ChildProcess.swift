@@ -83,14 +83,17 @@ public enum ChildProcess {
     }
 
     /// Waits for the child `pid` to end, killing it (SIGKILL) once
-    /// `seconds` have passed: its exit status, the signal that ended it,
-    /// and whether it ended before that; for a test that proves it does
-    /// not hang.
-    public static func wait(for pid: pid_t, killingAfter seconds: TimeInterval) -> (status: CInt, signal: CInt, ended: Bool) {
+    /// `seconds` have passed or `condition` holds, whichever comes first:
+    /// its exit status, the signal that ended it, and whether it ended by
+    /// itself; for a test that proves it does not hang, or that kills it
+    /// at a chosen point of its work rather than at a guessed time.
+    public static func wait(
+        for pid: pid_t, killingAfter seconds: TimeInterval, orOnce condition: () -> Bool = { false }
+    ) -> (status: CInt, signal: CInt, ended: Bool) {
         let deadline = Date().addingTimeInterval(seconds)
         var status: CInt = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > deadline {
+            if Date() > deadline || condition() {
                 kill(pid, SIGKILL)
                 let (status, signal) = wait(for: pid)
                 return (status, signal, false)
