@@ -41,11 +41,13 @@ import TestSupport
         }
 
         /// Starts `arguments` and kills it outright (SIGKILL) as soon as
-        /// `$TMPDIR` holds something, however slowly the machine runs it;
-        /// returns how it ended, and whether it ended by itself first.
+        /// it has made a temporary in `$TMPDIR`, however slowly the machine
+        /// runs it; returns how it ended, and whether it ended by itself
+        /// first. Only our temporaries count: ThreadSanitizer puts a file
+        /// of its own there while a process starts.
         func killOnceItMadeItsFolder(_ arguments: [String]) throws -> (status: CInt, signal: CInt, ended: Bool) {
             let pid = try spawnSilenced(arguments)
-            return ChildProcess.wait(for: pid, killingAfter: 120) { (try? Disk.names(in: temporary))?.isEmpty == false }
+            return ChildProcess.wait(for: pid, killingAfter: 120) { (try? leftovers())?.isEmpty == false }
         }
 
         /// Starts `arguments` with its output thrown away.
@@ -134,9 +136,9 @@ import TestSupport
         let arguments = ["verify", "--via", "bundle,zip,tar.gz", "src"]
         let ended = try bench.killOnceItMadeItsFolder(arguments)
         try #require(!ended.ended, "verify ended by itself (status \(ended.status)) before the kill")
-        try #require(try Disk.names(in: bench.temporary).count > 0, "the killed verify left no folder behind")
+        try #require(try bench.leftovers().count > 0, "the killed verify left no folder behind")
         let finished = try bench.run(arguments)
         #expect(finished.status == 0, "\(finished.stderr)")
-        #expect(try Disk.names(in: bench.temporary) == [])
+        #expect(try bench.leftovers() == [])
     }
 }
