@@ -58,6 +58,46 @@ enum OutputDestination {
         throw OutputRefused(given, path: path, reason: "too many levels of symbolic links")
     }
 
+    /// Writes `bytes`, made whole in memory, here: a regular file is
+    /// written beside itself under a temporary name, synced and renamed
+    /// into place (``PendingReplacement``), so that a reader finds the old
+    /// file or the new one, whole; a stream is written to in order, and
+    /// closed when owned.
+    func write(_ bytes: some ContiguousBytes) throws {
+        switch self {
+        case .file(let path):
+            Interruption.removesTemporaries(replacing: path)
+            try Self.replace(path, with: bytes)
+        case .stream(let fd, let name, let owned):
+            defer { if owned { Syscall.close(fd) } }
+            do {
+                try bytes.withUnsafeBytes { try Syscall.writeAll($0, to: fd, path: { name }) }
+            } catch {
+                throw fd == STDOUT_FILENO && !owned ? StandardOutputError(error) : error
+            }
+        }
+    }
+
+    /// Writes `bytes` beside `path` under a temporary name and renames it
+    /// into place (``PendingReplacement``).
+    private static func replace(_ path: String, with bytes: some ContiguousBytes) throws {
+        let slash = path.lastIndex(of: "/")
+        let parentPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
+        defer { Syscall.close(parent) }
+        let replacement = PendingReplacement(of: name, in: parent, parentPath: parentPath)
+        let fd = try replacement.createFile()
+        do {
+            defer { Syscall.close(fd) }
+            try bytes.withUnsafeBytes { try Syscall.writeAll($0, to: fd, path: { path }) }
+            try replacement.commit(.synced, file: fd)
+        } catch {
+            replacement.discard()
+            throw error
+        }
+    }
+
     /// A stream on `fd`, unless it is a terminal and the output binary.
     private static func stream(fd: CInt, name: String, owned: Bool, binary: Bool) throws -> OutputDestination {
         if binary, isatty(fd) == 1 {

@@ -21,10 +21,18 @@ struct Pack: ParsableCommand {
             device, FIFO or socket is written to as a stream; a symbolic link \
             is kept, and what it points at is replaced.
 
+            --format flat-rtfd, or an ARCHIVE ending in .rtfd (pack writes a \
+            file, and the one file form of an RTFD is the flat one), writes \
+            Apple's flat RTFD, what serializedRepresentation writes on Apple's \
+            systems and ours: permissions and whole-second times kept, owners \
+            and extended attributes dropped, each file under 2 GiB \
+            (docs/flat-rtfd.md). It is made whole in memory, then written.
+
             Examples:
               wrapinspect pack Travel.journal Travel.tar.zst
               wrapinspect pack --format tar.zst Travel.journal - | ssh host 'cat > Travel.tar.zst'
               wrapinspect pack --reproducible --first-stored mimetype Book Book.epub --format zip
+              wrapinspect pack Notes Notes.rtfd
             """
     )
 
@@ -35,7 +43,7 @@ struct Pack: ParsableCommand {
     var archive: String
 
     @Option(help: ArgumentHelp(
-        "The format: zip, tar (pax), ustar, gnutar, cpio or 7z, optionally with a compression (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4, tar.lzma, cpio.gz), or an ending such as tgz or epub.",
+        "The format: zip, tar (pax), ustar, gnutar, cpio or 7z, optionally with a compression (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4, tar.lzma, cpio.gz), an ending such as tgz or epub, or flat-rtfd (Apple's serialized file wrapper).",
         valueName: "format"), completion: .list(Pack.formatNames))
     var format: String?
 
@@ -45,7 +53,7 @@ struct Pack: ParsableCommand {
         let tars = ["tar", "ustar", "gnutar", "cpio"].flatMap { container in
             [container] + ["gz", "bz2", "xz", "zst", "lz4", "lzma"].map { "\(container).\($0)" }
         }
-        return ["zip", "epub", "7z", "pax"] + tars + ["tgz", "taz", "tbz", "tbz2", "txz", "tzst", "tlz"]
+        return ["zip", "epub", "7z", "pax"] + tars + ["tgz", "taz", "tbz", "tbz2", "txz", "tzst", "tlz", flatRTFDName]
     }()
 
     @Option(help: ArgumentHelp("The compression level (gzip, bzip2, lz4 1-9; zip 0-9, 0 stores; xz, lzma 0-9; zstd 1-22).", valueName: "n"))
@@ -60,7 +68,22 @@ struct Pack: ParsableCommand {
     @Flag(help: "The same bytes for the same tree: owner 0 without names, times clamped to SOURCE_DATE_EPOCH when set, gzip without a timestamp.")
     var reproducible = false
 
+    /// The `--format` of Apple's flat RTFD.
+    static let flatRTFDName = "flat-rtfd"
+
+    /// Whether ARCHIVE is a flat RTFD: `--format flat-rtfd`, or, without
+    /// `--format`, an ending `.rtfd`.
+    private var isFlatRTFD: Bool {
+        format.map { $0.lowercased() == Self.flatRTFDName } ?? archive.lowercased().hasSuffix(".rtfd")
+    }
+
     func validate() throws {
+        if isFlatRTFD {
+            if level != nil || store || firstStored != nil || reproducible {
+                throw ValidationError("--level, --store, --first-stored and --reproducible apply to archives; a flat RTFD is stored uncompressed, always in one order.")
+            }
+            return
+        }
         let format = try archiveFormat()
         if firstStored != nil || store, format.container != .zip {
             throw ValidationError("--store and --first-stored apply to zip archives only.")
@@ -129,6 +152,7 @@ struct Pack: ParsableCommand {
     }
 
     func run() throws {
+        if isFlatRTFD { return try packFlatRTFD() }
         let options = ArchiveWriteOptions(
             format: try archiveFormat(), compressionLevel: level, zipMethod: store ? .store : .deflate,
             reproducible: reproducible, firstStoredEntry: try firstStoredName())
@@ -161,6 +185,23 @@ struct Pack: ParsableCommand {
                 throw failure ?? error
             }
         }
+    }
+}
+
+extension Pack {
+    /// Writes SOURCE as a flat RTFD (`FileWrapper.serializedRepresentation`),
+    /// made whole in memory, to ARCHIVE as the files wrapinspect makes are
+    /// written (``OutputDestination/write(_:)``).
+    private func packFlatRTFD() throws {
+        let wrapper = try FileWrapper(url: URL(fileURLWithPath: source))
+        guard let blob = wrapper.serializedRepresentation else {
+            throw PackRefused(message: "\(Format.name(source.utf8)) cannot be a flat RTFD, which Apple's reader must read back as the same tree: "
+                              + "it has a file (or a folder's contents) of 2 GiB or more, a time before 1970 or after 2038-01-19, "
+                              + "a link target that is not UTF-8, or a file that cannot be read (docs/flat-rtfd.md)")
+        }
+        let destination = try OutputDestination.resolving(archive, binary: true)
+        if case .file(let path) = destination { try refuseIfSource(path) }
+        try destination.write(blob)
     }
 }
 

@@ -159,15 +159,8 @@ import TestSupport
     /// The document's annotated sample (`kmjs-kmExample1`): an RTFD of one
     /// RTF file, no preferred name, written by Apple, keys in hash order.
     @Test func theAnnotatedSampleReadsToItsTree() throws {
-        let rtf = Array("{\\rtf1\\ansi ".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: 356 - 13) + [UInt8(ascii: "}")]
-        var bytes: [UInt8] = Array("rtfd".utf8) + [0, 0, 0, 0]
-        bytes += Self.u32(3) + Self.u32(2)
-        bytes += Self.u32(7) + Array("TXT.rtf".utf8) + Self.u32(1) + Array(".".utf8)
-        bytes += Self.u32(364) + Self.u32(43)
-        bytes += Self.u32(1) + Self.u32(356) + rtf
-        bytes += Self.u32(1) + Self.u32(35)
-        bytes += Self.u32(1) + Self.u32(7) + Array("TXT.rtf".utf8) + Self.u32(16)
-        bytes += [0x13, 0x43, 0x84, 0x68, 0xB6, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        let rtf = FlatRTFDBytes.sampleRTF
+        let bytes = FlatRTFDBytes.annotatedSample()
         #expect(bytes.count == 0x194 + 8 + 35)
 
         let read = try #require(FileWrapper(serializedRepresentation: Data(bytes)))
@@ -184,29 +177,13 @@ import TestSupport
         #expect(headerless.fileWrappers?["TXT.rtf"]?.regularFileContents == Data(rtf))
     }
 
-    static func u32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-    static func sized(_ bytes: [UInt8]) -> [UInt8] { u32(UInt32(bytes.count)) + bytes }
-    static func data(_ bytes: [UInt8]) -> [UInt8] { u32(1) + sized(bytes) }
-    /// A tagged dictionary, entries in the order given, lengths right.
-    static func dictionary(_ entries: [([UInt8], [UInt8])]) -> [UInt8] {
-        u32(3) + u32(UInt32(entries.count)) + entries.flatMap { sized($0.0) } + entries.flatMap { u32(UInt32($0.1.count)) }
-            + entries.flatMap(\.1)
-    }
-    /// A directory info: a data object holding an untagged stream.
-    static func info(_ entries: [([UInt8], [UInt32])]) -> [UInt8] {
-        data(u32(UInt32(entries.count)) + entries.flatMap { sized($0.0) } + entries.flatMap { _ in u32(16) } + entries.flatMap { $0.1.flatMap(u32) })
-    }
-    static func blob(_ entries: [(String, [UInt8])]) -> Data {
-        Data(Array("rtfd".utf8) + [0, 0, 0, 0] + dictionary(entries.map { (Array($0.0.utf8), $0.1) }))
-    }
-
     @Test func namesAndAttributesAreReadByApplesRules() throws {
         // The NeXTSTEP name alone; a unique prefix anywhere in a key; a child without info.
-        let nextstep = try #require(FileWrapper(serializedRepresentation: Self.blob([
-            ("__@PreferredName@__", Self.data([0x43, 0x61, 0x66, 0xD5])),  // "Caf" and a NeXTSTEP letter
-            ("x\(Self.unique)y.txt", Self.data(Array("y".utf8))),
-            ("plain", Self.data([])),
-            (".", Self.info([(Array("x\(Self.unique)y.txt".utf8), [5, 0o600, 0, 0])])),
+        let nextstep = try #require(FileWrapper(serializedRepresentation: FlatRTFDBytes.blob([
+            ("__@PreferredName@__", FlatRTFDBytes.data([0x43, 0x61, 0x66, 0xD5])),  // "Caf" and a NeXTSTEP letter
+            ("x\(Self.unique)y.txt", FlatRTFDBytes.data(Array("y".utf8))),
+            ("plain", FlatRTFDBytes.data([])),
+            (".", FlatRTFDBytes.info([(Array("x\(Self.unique)y.txt".utf8), [5, 0o600, 0, 0])])),
         ])))
         #expect(nextstep.preferredFilename.map { $0.hasPrefix("Caf") && $0.count == 4 } == true)
         #expect(nextstep.fileWrappers?.count == 2, "the name key is not a child")
@@ -216,16 +193,16 @@ import TestSupport
         #expect(nextstep.fileWrappers?["plain"]?.attributes == FileWrapper.Attributes(), "no info, no attributes")
 
         // A UTF-8 name that is not UTF-8: no name, and both keys stay, as children.
-        let badName = try #require(FileWrapper(serializedRepresentation: Self.blob([
-            ("__@PreferredName@__", Self.data(Array("ok".utf8))),
-            ("__@UTF8PreferredName@__", Self.data([0xC0, 0x80])),
+        let badName = try #require(FileWrapper(serializedRepresentation: FlatRTFDBytes.blob([
+            ("__@PreferredName@__", FlatRTFDBytes.data(Array("ok".utf8))),
+            ("__@UTF8PreferredName@__", FlatRTFDBytes.data([0xC0, 0x80])),
         ])))
         #expect(badName.preferredFilename == nil)
         #expect(badName.fileWrappers?.count == 2)
 
         // A time past 2038 as Apple stores it reads back sign-extended; a link by its kind.
-        let link = try #require(FileWrapper(serializedRepresentation: Self.blob([
-            ("l", Self.data(Array("../t".utf8))), (".", Self.info([(Array("l".utf8), [0xFFFF_FFFF, 0o777, 4, 0])])),
+        let link = try #require(FileWrapper(serializedRepresentation: FlatRTFDBytes.blob([
+            ("l", FlatRTFDBytes.data(Array("../t".utf8))), (".", FlatRTFDBytes.info([(Array("l".utf8), [0xFFFF_FFFF, 0o777, 4, 0])])),
         ])))
         #expect(link.fileWrappers?["l"]?.symbolicLinkDestinationBytes == Array("../t".utf8))
         #expect(link.fileWrappers?["l"]?.attributes.modificationDate == FileTimestamp(seconds: -1))
@@ -238,29 +215,29 @@ import TestSupport
         let contents = random.bytes(20_000)
         // The value's tag at offset 27 (header, tag, count, key "big", length), the marker at 31.
         let pad = 16_384 - 43
-        let value = Self.u32(1) + Self.u32(0x8000_0000) + Self.u32(UInt32(contents.count)) + Self.u32(UInt32(pad))
+        let value = FlatRTFDBytes.u32(1) + FlatRTFDBytes.u32(0x8000_0000) + FlatRTFDBytes.u32(UInt32(contents.count)) + FlatRTFDBytes.u32(UInt32(pad))
             + [UInt8](repeating: 0, count: pad) + contents
-        let bytes = Array("rtfd".utf8) + [0, 0, 0, 0] + Self.u32(3) + Self.u32(1) + Self.sized(Array("big".utf8))
-            + Self.u32(UInt32(value.count)) + value
+        let bytes = Array("rtfd".utf8) + [0, 0, 0, 0] + FlatRTFDBytes.u32(3) + FlatRTFDBytes.u32(1) + FlatRTFDBytes.sized(Array("big".utf8))
+            + FlatRTFDBytes.u32(UInt32(value.count)) + value
         #expect(bytes.count - contents.count == 16_384)
         let read = try #require(FileWrapper(serializedRepresentation: Data(bytes)))
         #expect(read.fileWrappers?["big"]?.regularFileContents.map(SHA256Digest.of) == SHA256Digest.of(contents))
     }
 
     @Test func whatAppleCannotReadIsRefused() throws {
-        func reads(_ entries: [(String, [UInt8])]) -> Bool { FileWrapper(serializedRepresentation: Self.blob(entries)) != nil }
-        let file = Self.data(Array("x".utf8))
+        func reads(_ entries: [(String, [UInt8])]) -> Bool { FileWrapper(serializedRepresentation: FlatRTFDBytes.blob(entries)) != nil }
+        let file = FlatRTFDBytes.data(Array("x".utf8))
         #expect(reads([("a", file)]))
         #expect(!reads([("a/b", file)]), "a key that is no file name")
-        #expect(!reads([("sub", Self.dictionary([(Array("..".utf8), file)]))]), "`..` below the top")
+        #expect(!reads([("sub", FlatRTFDBytes.dictionary([(Array("..".utf8), file)]))]), "`..` below the top")
         #expect(!reads([("Caf\u{E9}", file), ("Cafe\u{301}", file)]), "two keys one String")
-        #expect(!reads([("a", file), (".", Self.info([(Array("a".utf8), [0, 0o644, 1, 0])]))]), "data whose kind is directory")
-        #expect(!reads([("a", Self.dictionary([])), (".", Self.info([(Array("a".utf8), [0, 0o644, 0, 0])]))]), "a dictionary whose kind is file")
+        #expect(!reads([("a", file), (".", FlatRTFDBytes.info([(Array("a".utf8), [0, 0o644, 1, 0])]))]), "data whose kind is directory")
+        #expect(!reads([("a", FlatRTFDBytes.dictionary([])), (".", FlatRTFDBytes.info([(Array("a".utf8), [0, 0o644, 0, 0])]))]), "a dictionary whose kind is file")
         #expect(!reads([("a", file), (".", file)]), "an info that is no info")
-        #expect(!reads([("__@UTF8PreferredName@__", Self.data(Array("a/b".utf8)))]), "a preferred name that is no file name")
+        #expect(!reads([("__@UTF8PreferredName@__", FlatRTFDBytes.data(Array("a/b".utf8)))]), "a preferred name that is no file name")
         #expect(FileWrapper(serializedRepresentation: Data()) == nil)
         #expect(FileWrapper(serializedRepresentation: Data("rtfd".utf8 + [0, 0, 0])) == nil)
-        var versioned = Self.blob([("a", file)])
+        var versioned = FlatRTFDBytes.blob([("a", file)])
         versioned[5] = 1
         #expect(FileWrapper(serializedRepresentation: versioned) == nil, "a version other than 0")
     }

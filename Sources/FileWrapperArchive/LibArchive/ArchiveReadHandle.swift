@@ -72,6 +72,14 @@ final class ArchiveReadHandle {
         return handle
     }
 
+    /// A handle reading `source`, a descriptor's input whose head others
+    /// have looked at, as ``reading(fileDescriptor:name:formats:limits:)`` reads it.
+    static func reading(_ source: ArchiveReadSource, formats: ArchiveReadFormats, limits: ArchiveReadLimits) throws -> ArchiveReadHandle {
+        let handle = try ArchiveReadHandle(name: source.name, formats: formats, limits: limits)
+        try handle.open(source)
+        return handle
+    }
+
     /// What a descriptor holds, read as ``reading(fileDescriptor:name:formats:limits:)``
     /// reads it: an archive, or not one.
     enum Recognized {

@@ -75,7 +75,7 @@ extension Manifest {
 
 /// Feeds an archive's entries to a ``ManifestBuilder`` as they stream.
 struct ArchiveManifestReader {
-    let handle: ArchiveReadHandle
+    let handle: any ArchiveEntryStream
     let limits: ArchiveReadLimits
     let hashingContents: Bool
     let progress: ManifestProgress?

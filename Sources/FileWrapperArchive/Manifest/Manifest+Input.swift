@@ -49,7 +49,8 @@ extension Manifest {
         case bundle
         /// A manifest file that `wrapinspect snapshot` wrote.
         case manifest(ManifestFileFormat)
-        /// An archive in a format libarchive reads.
+        /// An archive in a format libarchive reads, or Apple's flat RTFD
+        /// (a serialized file wrapper, recognised by its header).
         case archive
         /// Anything else: a regular file (an empty one too) or a symbolic link.
         case file
@@ -79,6 +80,10 @@ extension Manifest {
         case .archive(let handle):
             self = try ArchiveManifestReader(
                 handle: handle, limits: options.limits, hashingContents: options.hashingContents, progress: options.progress
+            ).read()
+        case .flatRTFD(let blob):
+            self = try ArchiveManifestReader(
+                handle: FlatRTFDEntryStream(blob), limits: options.limits, hashingContents: options.hashingContents, progress: options.progress
             ).read()
         }
     }
@@ -111,6 +116,12 @@ extension Manifest {
                 data.append(contentsOf: block)
             }
             self = try Manifest(decoding: data, name: name, limits: options.limits.manifestLimits)
+            return
+        }
+        if let blob = try FlatRTFDArchive(source, limits: options.limits) {
+            self = try ArchiveManifestReader(
+                handle: FlatRTFDEntryStream(blob), limits: options.limits, hashingContents: options.hashingContents, progress: options.progress
+            ).read()
             return
         }
         let recognized: ArchiveReadHandle.Recognized = source.head.isEmpty
@@ -153,8 +164,9 @@ extension Manifest {
     }
 
     /// What `url` holds: a directory is a bundle; a regular file is a
-    /// manifest when it begins as ours do, an archive when one of the
-    /// formats read recognises it, and else a flat file. An empty file is
+    /// manifest when it begins as ours do, an archive when it begins with
+    /// a flat RTFD's header or one of the formats read recognises it, and
+    /// else a flat file. An empty file is
     /// flat (libarchive would take it for an empty archive). Throws when
     /// the path cannot be read, and for an archive in a format left out
     /// of `options.formats`.
@@ -170,7 +182,7 @@ extension Manifest {
         switch try detect(url, options: options) {
         case .bundle: .bundle
         case .manifest(let format): .manifest(format)
-        case .archive: .archive
+        case .archive, .flatRTFD: .archive
         case .file: .file
         }
     }
@@ -180,6 +192,7 @@ extension Manifest {
         case bundle, file
         case manifest(ManifestFileFormat)
         case archive(ArchiveReadHandle)
+        case flatRTFD(FlatRTFDArchive)
     }
 
     /// See ``inputKind(of:options:)``.
@@ -193,8 +206,12 @@ extension Manifest {
         default:
             return .file
         }
-        if let format = ManifestFileFormat.detect(try head(of: url)) {
+        let head = try head(of: url)
+        if let format = ManifestFileFormat.detect(head) {
             return .manifest(format)
+        }
+        if FlatRTFDArchive.isFlatRTFD(head), let blob = try FlatRTFDArchive(url: url, limits: options.limits) {
+            return .flatRTFD(blob)
         }
         do {
             return .archive(try ArchiveReadHandle.reading(url, formats: options.archiveFormats, limits: options.limits))

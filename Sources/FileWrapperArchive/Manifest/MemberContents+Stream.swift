@@ -52,7 +52,11 @@ extension MemberContents {
         ofMembers members: [[UInt8]], inArchiveFrom fd: CInt, name: String, options: ManifestReadOptions = ManifestReadOptions(),
         _ body: (Int, UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: options.archiveFormats, limits: options.limits)
+        let source = ArchiveReadSource(fd: fd, name: name)
+        if let blob = try FlatRTFDArchive(source, limits: options.limits) {
+            return try readArchiveMembers(members, named: name, from: FlatRTFDEntryStream(blob), options: options, body) { FlatRTFDEntryStream(blob) }
+        }
+        let handle = try ArchiveReadHandle.reading(source, formats: options.archiveFormats, limits: options.limits)
         if handle.canReopen {
             return try readArchiveMembers(members, named: name, from: handle, options: options, body) { try handle.reopened() }
         }

@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 
 /// The bytes of one file inside a tree, whatever holds the tree: a bundle,
-/// an archive (streamed, never extracted), or a flat file (whose only
-/// member is `.`). What `wrapinspect cat` prints.
+/// an archive (streamed, never extracted), a flat RTFD, or a flat file
+/// (whose only member is `.`, as for a flat RTFD of one file). What `wrapinspect cat` prints.
 public enum MemberContents {
     /// Calls `body` with each block of the contents of the file at
     /// `member`, a path below the root of whatever is at `url`. Throws,
@@ -70,6 +70,8 @@ public enum MemberContents {
             try readArchiveMembers(members, named: name, from: handle, options: options, body) {
                 try ArchiveReadHandle.reading(url, formats: options.archiveFormats, limits: options.limits)
             }
+        case .flatRTFD(let blob):
+            try readArchiveMembers(members, named: name, from: FlatRTFDEntryStream(blob), options: options, body) { FlatRTFDEntryStream(blob) }
         }
     }
 
@@ -171,8 +173,8 @@ public enum MemberContents {
     /// link may be; a second pass, from the start, reads them.
     /// `reopening` gives a handle that reads the archive again from the start.
     static func readArchiveMembers(
-        _ members: [[UInt8]], named name: String, from handle: ArchiveReadHandle, options: ManifestReadOptions,
-        _ body: (Int, UnsafeRawBufferPointer) throws -> Void, reopening: () throws -> ArchiveReadHandle
+        _ members: [[UInt8]], named name: String, from handle: any ArchiveEntryStream, options: ManifestReadOptions,
+        _ body: (Int, UnsafeRawBufferPointer) throws -> Void, reopening: () throws -> any ArchiveEntryStream
     ) throws {
         let wanted = Dictionary(members.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         var groups = LinkGroups()

@@ -33,6 +33,9 @@ public enum ArchiveEntries {
         in url: URL, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
         checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
+        if let blob = try FlatRTFDArchive(url: url, limits: limits, listingAsStored: true) {
+            return try forEach(in: FlatRTFDEntryStream(blob), limits: limits, checkingContents: checkingContents, visit)
+        }
         let handle = try ArchiveReadHandle.reading(url, formats: formats, limits: limits)
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }
@@ -58,7 +61,11 @@ public enum ArchiveEntries {
         inArchiveFrom fd: CInt, name: String, formats: ArchiveReadFormats = .standard, limits: ArchiveReadLimits = ArchiveReadLimits(),
         checkingContents: Bool = true, _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
-        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: formats, limits: limits)
+        let source = ArchiveReadSource(fd: fd, name: name)
+        if let blob = try FlatRTFDArchive(source, limits: limits, listingAsStored: true) {
+            return try forEach(in: FlatRTFDEntryStream(blob), limits: limits, checkingContents: checkingContents, visit)
+        }
+        let handle = try ArchiveReadHandle.reading(source, formats: formats, limits: limits)
         try forEach(in: handle, limits: limits, checkingContents: checkingContents, visit)
     }
 
@@ -87,7 +94,7 @@ public enum ArchiveEntries {
     }
 
     static func forEach(
-        in handle: ArchiveReadHandle, limits: ArchiveReadLimits, checkingContents: Bool,
+        in handle: any ArchiveEntryStream, limits: ArchiveReadLimits, checkingContents: Bool,
         _ visit: (ArchiveEntry, ArchiveEntryContents) throws -> Void
     ) throws {
         let budget = ArchiveEntryContents.Budget(limits: limits)
@@ -105,7 +112,7 @@ public enum ArchiveEntries {
         }
     }
 
-    private static func makeEntry(_ header: ArchiveReadHandle.Header, number: Int, in handle: ArchiveReadHandle) throws -> ArchiveEntry {
+    private static func makeEntry(_ header: ArchiveReadHandle.Header, number: Int, in handle: any ArchiveEntryStream) throws -> ArchiveEntry {
         guard let path = header.pathBytes else {
             throw ArchiveError(.corrupt, archive: handle.name, message: "libarchive cannot read the name of entry \(number)")
         }

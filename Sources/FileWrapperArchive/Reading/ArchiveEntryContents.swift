@@ -4,7 +4,7 @@
 /// dropped after it when contents are checked, so that damaged data is
 /// found either way.
 public final class ArchiveEntryContents {
-    private let handle: ArchiveReadHandle
+    private let handle: any ArchiveEntryStream
     private let entry: ArchiveEntry
     private let budget: Budget
     private var atEnd: Bool
@@ -25,7 +25,7 @@ public final class ArchiveEntryContents {
         }
     }
 
-    init(handle: ArchiveReadHandle, entry: ArchiveEntry, budget: Budget) {
+    init(handle: any ArchiveEntryStream, entry: ArchiveEntry, budget: Budget) {
         self.handle = handle
         self.entry = entry
         self.budget = budget

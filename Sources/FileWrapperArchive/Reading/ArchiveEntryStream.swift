@@ -26,4 +26,15 @@ protocol ArchiveEntryStream: AnyObject {
     /// Bytes of the archive itself read so far (before decompression), for
     /// the compression-ratio limit.
     var archiveBytesRead: Int64 { get }
+
+    /// The format's name, for a manifest's source; nil when unknown.
+    var formatName: String? { get }
+
+    /// Whether the format records owners (tar and cpio do).
+    var recordsOwners: Bool { get }
+}
+
+extension ArchiveEntryStream {
+    var formatName: String? { nil }
+    var recordsOwners: Bool { false }
 }

@@ -54,8 +54,9 @@ public struct ArchiveUnpackSummary: Sendable, Hashable {
     public var outsideLinks = 0
 }
 
-/// Unpacks an archive of any format libarchive reads into a directory on
-/// disk, safely, whatever the archive holds.
+/// Unpacks an archive of any format libarchive reads, or Apple's flat RTFD
+/// (recognised by its header), into a directory on disk, safely, whatever
+/// the archive holds.
 ///
 /// Everything is written into a fresh temporary directory beside the
 /// destination, through directory descriptors (`openat` with `O_NOFOLLOW`,
@@ -123,6 +124,9 @@ public enum ArchiveUnpacker {
     public static func unpack(
         archiveAt archive: URL, to destination: URL, options: ArchiveUnpackOptions, progress: ManifestProgress?
     ) throws -> ArchiveUnpackSummary {
+        if let blob = try FlatRTFDArchive(url: archive, limits: options.limits) {
+            return try unpack(FlatRTFDEntryStream(unpacking: blob), to: destination, options: options, progress: progress)
+        }
         // Below a ratio of 1, where the bytes counted as read decide, libarchive's count is the reference.
         if options.limits.maxRatio >= 1, let reader = PlainTarReader.opening(archive, formats: options.formats) {
             do {
@@ -157,7 +161,11 @@ public enum ArchiveUnpacker {
     ) throws -> ArchiveUnpackSummary {
         // The destination is checked before the stream is read, so that a refusal consumes nothing.
         try UnpackDestination(destination, archive: name, replacesExisting: options.replacesExisting).close()
-        let handle = try ArchiveReadHandle.reading(fileDescriptor: fd, name: name, formats: options.formats, limits: options.limits)
+        let source = ArchiveReadSource(fd: fd, name: name)
+        if let blob = try FlatRTFDArchive(source, limits: options.limits) {
+            return try unpack(FlatRTFDEntryStream(unpacking: blob), to: destination, options: options, progress: progress)
+        }
+        let handle = try ArchiveReadHandle.reading(source, formats: options.formats, limits: options.limits)
         return try unpack(handle, to: destination, options: options, progress: progress)
     }
 

@@ -27,9 +27,9 @@ package enum FlatRTFD {
     static let largestValue = Int(Int32.max)
 
     /// The key of a directory's info.
-    static let directoryInfoKey: [UInt8] = Array(".".utf8)
+    package static let directoryInfoKey: [UInt8] = Array(".".utf8)
     /// The key of a top-level regular file or link (then the whole blob's one entry with "." and the name keys).
-    static let leafKey: [UInt8] = Array("..".utf8)
+    package static let leafKey: [UInt8] = Array("..".utf8)
     /// The top level's preferred filename in NeXTSTEP encoding, and in UTF-8.
     static let preferredNameKey: [UInt8] = Array("__@PreferredName@__".utf8)
     static let utf8PreferredNameKey: [UInt8] = Array("__@UTF8PreferredName@__".utf8)
@@ -37,8 +37,8 @@ package enum FlatRTFD {
     static let uniqueSeparator: [UInt8] = Array("__#$!@%!#__".utf8)
 
     /// Kinds in the directory info (bits 0 and 2; bit 1, set on a top-level leaf, is ignored).
-    static let directoryKind: UInt32 = 1
-    static let linkKind: UInt32 = 4
+    package static let directoryKind: UInt32 = 1
+    package static let linkKind: UInt32 = 4
     static let topLeafFlag: UInt32 = 2
     /// The size of one entry of the directory info.
     static let infoSize = 16

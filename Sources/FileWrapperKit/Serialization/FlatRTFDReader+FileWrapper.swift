@@ -25,29 +25,11 @@ extension FlatRTFDReader {
     package static func fileWrapper(from bytes: UnsafeRawBufferPointer) -> FileWrapper? {
         guard let stream = stream(of: bytes) else { return nil }
         var entries = stream.dictionaries[stream.top]
-        func index(of key: [UInt8]) -> Int? { entries.firstIndex { bytes[$0.key].elementsEqual(key) } }
-        func dataRange(at index: Int) -> Range<Int>? {
-            if case .data(let range) = entries[index].value { range } else { nil }
-        }
-
-        var name: String?
-        if let utf8 = index(of: FlatRTFD.utf8PreferredNameKey) {
-            guard let range = dataRange(at: utf8) else { return nil }
-            name = String(validating: bytes[range], as: UTF8.self)
-        } else if let nextstep = index(of: FlatRTFD.preferredNameKey) {
-            guard let range = dataRange(at: nextstep) else { return nil }
-            name = String(data: Data(bytes[range]), encoding: .nextstep)
-        }
-        if let name {
-            guard isFileName(Array(name.utf8)) else { return nil }
-            entries.removeAll {
-                bytes[$0.key].elementsEqual(FlatRTFD.utf8PreferredNameKey) || bytes[$0.key].elementsEqual(FlatRTFD.preferredNameKey)
-            }
-        }
+        guard let (name, leaf) = takePreferredName(from: &entries, in: bytes) else { return nil }
 
         let wrapper: FileWrapper
         var pending: [(directory: FileWrapper, dictionary: Int)] = []
-        if let leaf = index(of: FlatRTFD.leafKey) {
+        if let leaf {
             guard let info = directoryInfo(of: entries, in: bytes),
                   let made = node(entries[leaf].value, info: info[FlatRTFD.leafKey], in: bytes, pending: &pending)
             else { return nil }
@@ -63,6 +45,37 @@ extension FlatRTFDReader {
         }
         wrapper.adoptName(nil, preferred: name)
         return wrapper
+    }
+
+    /// The top level's preferred filename, by Apple's rules: from
+    /// `__@UTF8PreferredName@__`, else `__@PreferredName@__` (NeXTSTEP
+    /// encoding), whose keys are then removed from `entries`; keys that do
+    /// not decode stay, as Apple leaves them. `name` is nil without one;
+    /// nil when a name key is not data or the name is not a file name.
+    /// Also gives the index in `entries` (after the removal) of the `".."`
+    /// key of a top-level leaf, if any.
+    package static func takePreferredName(
+        from entries: inout [FlatRTFDEntry], in bytes: UnsafeRawBufferPointer
+    ) -> (name: String?, leaf: Int?)? {
+        func index(of key: [UInt8]) -> Int? { entries.firstIndex { bytes[$0.key].elementsEqual(key) } }
+        func dataRange(at index: Int) -> Range<Int>? {
+            if case .data(let range) = entries[index].value { range } else { nil }
+        }
+        var name: String?
+        if let utf8 = index(of: FlatRTFD.utf8PreferredNameKey) {
+            guard let range = dataRange(at: utf8) else { return nil }
+            name = String(validating: bytes[range], as: UTF8.self)
+        } else if let nextstep = index(of: FlatRTFD.preferredNameKey) {
+            guard let range = dataRange(at: nextstep) else { return nil }
+            name = String(data: Data(bytes[range]), encoding: .nextstep)
+        }
+        if let name {
+            guard isFileName(Array(name.utf8)) else { return nil }
+            entries.removeAll {
+                bytes[$0.key].elementsEqual(FlatRTFD.utf8PreferredNameKey) || bytes[$0.key].elementsEqual(FlatRTFD.preferredNameKey)
+            }
+        }
+        return (name, index(of: FlatRTFD.leafKey))
     }
 
     /// Adds a child to `directory` for each of `entries`, with its
@@ -89,7 +102,7 @@ extension FlatRTFDReader {
 
     /// The `"."` entry of `entries` read as directory info: empty when
     /// there is none, nil when there are two or it is malformed.
-    private static func directoryInfo(of entries: [FlatRTFDEntry], in bytes: UnsafeRawBufferPointer) -> [[UInt8]: FlatRTFDInfo]? {
+    package static func directoryInfo(of entries: [FlatRTFDEntry], in bytes: UnsafeRawBufferPointer) -> [[UInt8]: FlatRTFDInfo]? {
         let infos = entries.filter { bytes[$0.key].elementsEqual(FlatRTFD.directoryInfoKey) }
         guard let only = infos.first else { return [:] }
         guard infos.count == 1, case .data(let range) = only.value else { return nil }
@@ -131,7 +144,7 @@ extension FlatRTFDReader {
 
     /// Whether `name` can name a child: not empty, `.` or `..`, and without
     /// `/` or NUL.
-    static func isFileName(_ name: [UInt8]) -> Bool {
+    package static func isFileName(_ name: [UInt8]) -> Bool {
         !name.isEmpty && name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")]
             && !name.contains(UInt8(ascii: "/")) && !name.contains(0)
     }

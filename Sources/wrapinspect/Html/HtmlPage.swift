@@ -46,35 +46,7 @@ struct HtmlPage {
         guard given != "-" else {
             throw ValidationError("--html needs a file: standard output has the command's own output.")
         }
-        let bytes = Array(document.utf8)
-        switch try OutputDestination.resolving(given, binary: false) {
-        case .file(let path):
-            Interruption.removesTemporaries(replacing: path)
-            try Self.replace(path, with: bytes)
-        case .stream(let fd, let name, let owned):
-            defer { if owned { Syscall.close(fd) } }
-            try bytes.withUnsafeBytes { try Syscall.writeAll($0, to: fd, path: { name }) }
-        }
-    }
-
-    /// Writes `bytes` beside `path` under a temporary name and renames it
-    /// into place (``PendingReplacement``).
-    private static func replace(_ path: String, with bytes: [UInt8]) throws {
-        let slash = path.lastIndex(of: "/")
-        let parentPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
-        defer { Syscall.close(parent) }
-        let replacement = PendingReplacement(of: name, in: parent, parentPath: parentPath)
-        let fd = try replacement.createFile()
-        do {
-            defer { Syscall.close(fd) }
-            try bytes.withUnsafeBytes { try Syscall.writeAll($0, to: fd, path: { path }) }
-            try replacement.commit(.synced, file: fd)
-        } catch {
-            replacement.discard()
-            throw error
-        }
+        try OutputDestination.resolving(given, binary: false).write(Array(document.utf8))
     }
 
     /// The page's look: a tree, patches in monospace, the size maps.
