@@ -63,11 +63,14 @@ import TestSupport
         #expect(dump.contains { $0.hasPrefix("-rwxr-xr-x") && $0.hasSuffix("run.sh") }, "\(dump)")
         #expect(dump.contains { $0.hasPrefix("-rw-------") && $0.hasSuffix("big.bin") }, "\(dump)")
 
+        let limited = try bench.run(["digest", "--max-entries", "3", "T.rtfd"], status: 2)
+        #expect(limited.stderr.contains("T.rtfd") && limited.stderr.contains("--max-entries"), "\(limited.stderr)")
+
         let json = try bench.run(["dump", "--json", "T.rtfd"]).stdout
         #expect(json.contains("\"flat RTFD\""), "\(json.prefix(300))")
         let stored = try bench.run(["dump", "--stored", "T.rtfd"]).stdoutLines
         #expect(stored.contains { $0.hasSuffix("link -> sub/deep/a.txt") }, "\(stored)")
-        #expect(stored.last == "10 entries, 300029 bytes in files", "\(stored)")
+        #expect(stored.last == "9 entries, 300029 bytes in files", "\(stored)")
 
         #expect(try bench.run(["cat", "T.rtfd", "sub/big.bin"]).stdoutBytes == Array(bench.big))
         let link = try bench.run(["cat", "T.rtfd", "link"], status: 2)
@@ -127,6 +130,10 @@ import TestSupport
         #expect(written.prefix(8) == Data("rtfd".utf8 + [0, 0, 0, 0]))
         let refused = try bench.run(["pack", "--level", "3", "src", "U.rtfd"], status: 2)
         #expect(refused.stderr.contains("flat RTFD"), "\(refused.stderr)")
+        // A time the format cannot hold: refused, nothing written.
+        let early = try bench.shell("touch -d '1969-12-31 23:00:00 UTC' src/notes.txt && \"$W\" pack src U.rtfd")
+        #expect(early.status == 2 && early.stderr.contains("src cannot be a flat RTFD"), "\(early.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: bench.directory.appending("U.rtfd").path))
     }
 
     /// Blobs others made: the Python writer of the layout document, and Apple's bytes of its annotated sample.

@@ -35,7 +35,9 @@ struct FlatRTFDArchive {
 
     let name: String
     let data: Data
-    /// The wrappers in the order stored, the root first.
+    /// The wrappers in the order stored, the root first (but for a listing
+    /// as stored, where the top directory, not stored, is left out and a
+    /// top-level file or link has its key, `..`).
     let members: [Member]
 
     /// Whether `head`, an input's first bytes, begins with the header.
@@ -132,11 +134,13 @@ struct FlatRTFDArchive {
             guard let info = FlatRTFDReader.directoryInfo(of: top, in: bytes) else {
                 throw ArchiveError(.corrupt, archive: name, message: "the top-level wrapper's info (its \".\" key) is malformed")
             }
-            let member = try Self.member([], top[leaf].value, info: info[FlatRTFD.leafKey], in: bytes, archive: name)
-            members.append(member)
-            if case .dictionary(let index) = top[leaf].value { try opening([], stream.dictionaries[index]) }
+            // Listed as stored, under its key; else the root itself, as a flat file is.
+            let path = listingAsStored ? FlatRTFD.leafKey : []
+            members.append(try Self.member(path, top[leaf].value, info: info[FlatRTFD.leafKey], in: bytes, archive: name))
+            if case .dictionary(let index) = top[leaf].value { try opening(path, stream.dictionaries[index]) }
         } else {
-            members.append(Member(entry: Self.entry([], kind: .directory), contents: nil))
+            // The top directory, which the format does not store (nor any attribute of it).
+            if !listingAsStored { members.append(Member(entry: Self.entry([], kind: .directory), contents: nil)) }
             try opening([], top)
         }
         while var current = open.popLast() {
@@ -188,6 +192,7 @@ struct FlatRTFDArchive {
         return member
     }
 
+    /// An entry of `kind` at `path`, without attributes.
     private static func entry(_ path: [UInt8], kind: ArchiveEntry.Kind) -> ArchiveEntry {
         ArchiveEntry(pathBytes: path, kind: kind, isEncrypted: false)
     }
