@@ -11,7 +11,7 @@ struct Digest: ParsableCommand {
         discussion: """
             The tree digest covers names, kinds, the owner's execute bit, \
             symbolic link targets and file contents, and nothing else, so a \
-            bundle, its zip, its tar.zst and a manifest of any of them print the \
+            bundle, its zip, its tar.zst, its flat RTFD and a manifest of any of them print the \
             same digest, while one changed byte, name, link target or execute \
             bit changes it. --metadata adds a second line, the digest of \
             permissions, modification times, owners and extended attributes. \

@@ -11,7 +11,8 @@ struct Dump: ParsableCommand {
         abstract: "Print the tree of a document package, one line per entry.",
         discussion: """
             PATH may be a directory, a flat file, an archive (tar, cpio, zip, \
-            7z, plain or compressed) or a manifest file from `snapshot`, told \
+            7z, plain or compressed; or Apple's flat RTFD, by its header) or a \
+            manifest file from `snapshot`, told \
             apart by their bytes; "-" is standard input, a pipe read as a \
             stream (a zip or 7z, whose directory lies at its end, through an \
             unnamed temporary file). Each line shows the kind and permission bits \

@@ -44,16 +44,16 @@ struct Pack: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "The format: zip, tar (pax), ustar, gnutar, cpio or 7z, optionally with a compression (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4, tar.lzma, cpio.gz), an ending such as tgz or epub, or flat-rtfd (Apple's serialized file wrapper).",
-        valueName: "format"), completion: .list(Pack.formatNames))
+        valueName: "format"), completion: .list(Pack.formatNames + [Pack.flatRTFDName]))
     var format: String?
 
-    /// The format names that shells complete: the containers, each with
-    /// each compression, and the short endings.
+    /// The archive format names that shells complete (`verify --via` too):
+    /// the containers, each with each compression, and the short endings.
     static let formatNames: [String] = {
         let tars = ["tar", "ustar", "gnutar", "cpio"].flatMap { container in
             [container] + ["gz", "bz2", "xz", "zst", "lz4", "lzma"].map { "\(container).\($0)" }
         }
-        return ["zip", "epub", "7z", "pax"] + tars + ["tgz", "taz", "tbz", "tbz2", "txz", "tzst", "tlz", flatRTFDName]
+        return ["zip", "epub", "7z", "pax"] + tars + ["tgz", "taz", "tbz", "tbz2", "txz", "tzst", "tlz"]
     }()
 
     @Option(help: ArgumentHelp("The compression level (gzip, bzip2, lz4 1-9; zip 0-9, 0 stores; xz, lzma 0-9; zstd 1-22).", valueName: "n"))

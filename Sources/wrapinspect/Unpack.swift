@@ -11,7 +11,8 @@ struct Unpack: ParsableCommand {
         discussion: """
             tar, cpio, zip and 7z are read, plain or compressed with gzip, bzip2, \
             xz, lzma, zstd, lz4, compress or lzip, detected from the bytes (other \
-            formats with --all-formats). Everything is \
+            formats with --all-formats), and Apple's flat RTFD (a serialized file \
+            wrapper that begins with its header; not one of a single file). Everything is \
             written into a temporary directory beside DESTINATION and renamed into \
             place at the end; on any refusal or error nothing is left and \
             DESTINATION is as it was. A "." or "./" directory entry gives \
