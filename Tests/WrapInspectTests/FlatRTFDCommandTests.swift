@@ -90,17 +90,16 @@ import TestSupport
 
     @Test func standardInputIsReadAsTheFileIs() throws {
         let bench = try Bench()
-        for arguments in [["digest"], ["dump", "--digests"], ["dump", "--stored"], ["dump", "--json"], ["cat", "-", "sub/big.bin"]] {
+        for arguments in [["digest"], ["dump", "--digests"], ["dump", "--stored"], ["cat", "-", "sub/big.bin"]] {
             let command = arguments.count == 3 ? arguments : arguments + ["-"]
             let expected = try bench.run(command.map { $0 == "-" ? "T.rtfd" : $0 })
-            for feed in ["cat T.rtfd | ", "< T.rtfd "] {
+            // A pipe, read as it comes; a file redirected, read as the file (once is enough).
+            for feed in ["cat T.rtfd | "] + (command[0] == "digest" ? ["< T.rtfd "] : []) {
                 let result = try bench.shell(feed + "\"$W\" " + command.map { "'\($0)'" }.joined(separator: " "))
                 #expect(result.status == 0, "\(feed)\(command): \(result.stderr)")
-                // dump names its root, and a manifest its source, by the path given.
-                let lines = { (result: CommandResult) in
-                    Array(result.stdoutLines.dropFirst(command[1] == "--digests" ? 1 : 0).filter { !$0.contains("\"source\"") })
-                }
-                #expect(lines(result) == lines(expected), "\(feed)\(command)")
+                // dump names its root by the path given.
+                let output = { (result: CommandResult) in command[1] == "--digests" ? Array(result.stdoutLines.dropFirst().joined().utf8) : result.stdoutBytes }
+                #expect(output(result) == output(expected), "\(feed)\(command)")
                 #expect(result.stdoutBytes.count > 0)
             }
         }
