@@ -63,7 +63,7 @@ extension DocumentController {
         let inPlace = fileURL?.path == url.path
         let written = try await DocumentDisk.save(
             pending, to: url, as: type, previous: revision, expected: inPlace && !force ? revision?.stamp : nil, inPlace: inPlace,
-            recording: movingDocument ? watcher.known : nil)
+            recording: movingDocument ? watcher.known : nil, versions: versionPolicy)
         guard movingDocument else { return }
         if !inPlace { watcher.watch(url) }
         fileURL = url

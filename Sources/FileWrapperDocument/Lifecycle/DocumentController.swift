@@ -49,6 +49,8 @@ public actor DocumentController<Document: Sendable> {
     public var changeCount: Int { changes.count }
     /// Whether ``close(saving:)`` was called.
     public internal(set) var isClosed = false
+    /// Which versions saves keep (``setVersionPolicy(_:)``); off until set.
+    public internal(set) var versionPolicy = DocumentVersionPolicy.off
 
     /// Whether the document differs from the version last read or saved:
     /// edited since, or changed through ``undoManager`` and not undone
