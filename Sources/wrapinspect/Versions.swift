@@ -39,7 +39,7 @@ struct Versions: ParsableCommand {
                 JSONValue.object([("id", .string(entry.id)), ("date", .string(Self.date(of: entry))), ("size", .number(size)),
                                   ("path", .string(entry.path))])
             }
-            try StandardOutput.line(JSONValue.object([("document", .string(document)), ("versions", .array(versions))]).serialized)
+            try StandardOutput.line(JSONValue.object([("version", .number(1)), ("document", .string(document)), ("versions", .array(versions))]).serialized)
             return
         }
         for (entry, size) in listed {

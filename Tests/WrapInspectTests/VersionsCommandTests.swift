@@ -37,6 +37,7 @@ struct VersionsCommandTests {
         let json = try WrapInspectProcess.run(["versions", "--json", "Shared.lines"], in: directory.url)
         #expect(json.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["version"] as? Int == 1)
         #expect(object["document"] as? String == "Shared.lines")
         let versions = try #require(object["versions"] as? [[String: Any]])
         #expect(versions.compactMap { $0["id"] as? String } == ids)
