@@ -112,6 +112,10 @@ public actor DocumentController<Document: Sendable> {
     /// `edit` is `sending`: main-actor code (an app's, or top-level code)
     /// passes a closure such as `{ $0.title = "Trip" }` as it is; one that
     /// captures main-actor state copies what it needs into a local first.
+    ///
+    /// - Parameter edit: Changes the document it is given.
+    /// - Returns: What `edit` returns.
+    /// - Throws: What `edit` throws; the document is then unchanged.
     @discardableResult
     public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) rethrows -> Result {
         let original = document
@@ -131,12 +135,23 @@ public actor DocumentController<Document: Sendable> {
 extension DocumentController where Document: FileDocument {
     /// A new value document with no file yet, to be saved as `contentType`
     /// (by default the first type the document writes).
+    ///
+    /// - Parameters:
+    ///   - newDocument: The document.
+    ///   - contentType: The type to save it as; nil for the first it writes.
     public init(newDocument: Document, contentType: UTType? = nil) {
         self.init(newDocument: newDocument, contentType: contentType, serialization: .fileDocument)
     }
 
     /// Opens the value document at `url`, as `contentType` or as the type
     /// its filename extension names among the types the document reads.
+    ///
+    /// - Parameters:
+    ///   - url: The document's file.
+    ///   - contentType: The type to open it as; nil to tell it by extension.
+    ///   - isEditable: `false` to open it for viewing only.
+    /// - Throws: ``DocumentError``: `unreadableContentType`, `wrongKind`,
+    ///   `unreadable`, or `documentRefused` when the document's reader throws.
     public init(contentsOf url: URL, contentType: UTType? = nil, isEditable: Bool = true) async throws {
         try await self.init(contentsOf: url, contentType: contentType, isEditable: isEditable, serialization: .fileDocument)
     }
@@ -145,12 +160,23 @@ extension DocumentController where Document: FileDocument {
 extension DocumentController where Document: ReferenceFileDocument {
     /// A new reference document with no file yet, to be saved as
     /// `contentType` (by default the first type the document writes).
+    ///
+    /// - Parameters:
+    ///   - newDocument: The document.
+    ///   - contentType: The type to save it as; nil for the first it writes.
     public init(newDocument: Document, contentType: UTType? = nil) {
         self.init(newDocument: newDocument, contentType: contentType, serialization: .referenceDocument)
     }
 
     /// Opens the reference document at `url`, as `contentType` or as the
     /// type its filename extension names among the types the document reads.
+    ///
+    /// - Parameters:
+    ///   - url: The document's file.
+    ///   - contentType: The type to open it as; nil to tell it by extension.
+    ///   - isEditable: `false` to open it for viewing only.
+    /// - Throws: ``DocumentError``: `unreadableContentType`, `wrongKind`,
+    ///   `unreadable`, or `documentRefused` when the document's reader throws.
     public init(contentsOf url: URL, contentType: UTType? = nil, isEditable: Bool = true) async throws {
         try await self.init(contentsOf: url, contentType: contentType, isEditable: isEditable, serialization: .referenceDocument)
     }
