@@ -54,8 +54,7 @@ struct Versions: ParsableCommand {
     /// document nor a versions folder.
     static func list(_ document: String) throws -> [(entry: VersionStore.Entry, size: Int64)] {
         let folder = VersionStore.folderPath(ofDocumentAt: document)
-        var info = stat()
-        guard lstat(document, &info) == 0 || lstat(folder, &info) == 0 else {
+        guard Syscall.statusIfPresent(of: document, in: AT_FDCWD) != nil || Syscall.statusIfPresent(of: folder, in: AT_FDCWD) != nil else {
             throw VersionsRefused(message: "\(document): no such document, and no versions of one (\(folder))")
         }
         return try VersionStore.entries(ofDocumentAt: document).compactMap { entry in

@@ -188,6 +188,25 @@ import TestSupport
         #expect(try await controller.document(of: versions[0]).note == "a")
     }
 
+    /// A document whose name is as long as a name may be has a versions
+    /// folder whose name is cut as its lock file's is, so that it fits
+    /// `NAME_MAX` (255 bytes).
+    @Test func aLongNameHasAVersionsFolderThatFits() async throws {
+        let directory = try TemporaryDirectory()
+        let name = String(repeating: "é", count: 120) + ".txt"  // 244 bytes
+        let url = directory.appending(name)
+        try await DocumentController(newDocument: VersionedPackage(note: "old"), contentType: .plainText).save(to: url)
+        let controller = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: .plainText)
+        await controller.setVersionPolicy(.keeping())
+        await controller.update { $0.note = "new" }
+
+        try await controller.save()
+
+        let folder = "." + String(repeating: "é", count: 50) + ".fwk-versions"
+        #expect(try Disk.names(in: directory.url) == [folder, name].sorted())
+        #expect(try await controller.document(of: try #require(try await controller.versions().first)).note == "old")
+    }
+
     /// A package `Notes.versioned` in `directory`: `note.txt` and
     /// `big.bin`, whose first `bigWritten` bytes are written and the rest
     /// up to `bigSize` a hole.
