@@ -20,7 +20,7 @@ import TestSupport
         let controller = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: VersionedPackage.package)
         await controller.setVersionPolicy(.keeping())
 
-        await controller.update { $0.note = String(repeating: "x", count: 1024) }
+        try await controller.update { $0.note = String(repeating: "x", count: 1024) }
         try await controller.save()
 
         let versions = try await controller.versions()
@@ -47,7 +47,7 @@ import TestSupport
         let controller = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: VersionedPackage.package)
         await controller.setVersionPolicy(.keeping())
         for note in ["two", "three"] {
-            await controller.update { $0.note = note }
+            try await controller.update { $0.note = note }
             try await controller.save()
         }
 
@@ -68,7 +68,7 @@ import TestSupport
         #expect(await controller.document.note == "three")
         #expect(try Disk.text(url.appendingPathComponent("note.txt")) == "three")
         // The restored document saves on as any other.
-        await controller.update { $0.note = "four" }
+        try await controller.update { $0.note = "four" }
         try await controller.save()
         #expect(try await DocumentController<VersionedPackage>(contentsOf: url, contentType: VersionedPackage.package).document.note == "four")
         #expect(try await controller.versions().count == 5)
@@ -81,7 +81,7 @@ import TestSupport
         let controller = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: VersionedPackage.package)
         await controller.setVersionPolicy(.keeping(count: 2))
         for note in 1...5 {
-            await controller.update { $0.note = "\(note)" }
+            try await controller.update { $0.note = "\(note)" }
             try await controller.save()
         }
         var notes: [String] = []
@@ -90,7 +90,7 @@ import TestSupport
 
         await controller.setVersionPolicy(.keeping(age: 0.2))
         usleep(250_000)
-        await controller.update { $0.note = "6" }
+        try await controller.update { $0.note = "6" }
         try await controller.save()
         let left = try await controller.versions()
         #expect(left.count == 1)
@@ -109,7 +109,7 @@ import TestSupport
         let controller = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: type)
         await controller.setVersionPolicy(.keeping())
 
-        await controller.update { $0.note = "new" }
+        try await controller.update { $0.note = "new" }
         try await controller.save()
 
         let versions = try await controller.versions()
@@ -131,7 +131,7 @@ import TestSupport
         try Disk.write("not a folder", to: directory.appending(".Notes.versioned.fwk-versions"))
         let controller = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: VersionedPackage.package)
         await controller.setVersionPolicy(.keeping())
-        await controller.update { $0.note = "lost?" }
+        try await controller.update { $0.note = "lost?" }
 
         let error = try await #require(throws: DocumentError.self) { try await controller.save() }
 
@@ -151,16 +151,16 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let url = try Self.package(in: directory, note: "a")
         let first = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: VersionedPackage.package)
-        await first.update { $0.note = "b" }
+        try await first.update { $0.note = "b" }
         try await first.save()
         #expect(try Disk.names(in: directory.url) == ["Notes.versioned"])
         #expect(try await first.versions().isEmpty)
 
         await first.setVersionPolicy(.keeping())
-        await first.update { $0.note = "c" }
+        try await first.update { $0.note = "c" }
         try await first.save()
         let other = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: VersionedPackage.package)
-        await other.update { $0.note = "d" }
+        try await other.update { $0.note = "d" }
         try await other.save()
         let version = try #require(try await first.versions().first)
 
@@ -177,7 +177,7 @@ import TestSupport
         let url = try Self.package(in: directory, note: "a")
         let controller = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: VersionedPackage.package)
         await controller.setVersionPolicy(.keeping())
-        await controller.update { $0.note = "b" }
+        try await controller.update { $0.note = "b" }
         try await controller.save()
 
         try await controller.rename(to: "Renamed.versioned")
@@ -198,7 +198,7 @@ import TestSupport
         try await DocumentController(newDocument: VersionedPackage(note: "old"), contentType: .plainText).save(to: url)
         let controller = try await DocumentController<VersionedPackage>(contentsOf: url, contentType: .plainText)
         await controller.setVersionPolicy(.keeping())
-        await controller.update { $0.note = "new" }
+        try await controller.update { $0.note = "new" }
 
         try await controller.save()
 

@@ -20,14 +20,14 @@ func appendLines(_ arguments: [String], _ flags: Set<String>) async throws {
                 if flags.contains("--versions") { await controller.setVersionPolicy(.keeping()) }
                 for edit in 0..<edits {
                     let line = "\(writer)-\(index)-\(edit)"
-                    await controller.update { $0.lines.append(line) }
+                    try await controller.update { $0.lines.append(line) }
                     while true {
                         do {
                             try await controller.save()
                             break
                         } catch let error as DocumentError where error.code == .changedOnDisk {
                             try await controller.revert()
-                            await controller.update { $0.lines.append(line) }
+                            try await controller.update { $0.lines.append(line) }
                         }
                     }
                 }

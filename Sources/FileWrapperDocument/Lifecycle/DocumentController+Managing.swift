@@ -40,10 +40,9 @@ extension DocumentController {
         }
     }
 
-    /// Closes the document: every later operation that uses its file, and
-    /// ``updateChangeCount(_:)``, is refused with
-    /// ``DocumentError/Code/closed`` (``update(_:)`` edits it in memory
-    /// only), and ``undoManager`` forgets what could be undone or redone, as
+    /// Closes the document: every later operation that uses its file, an
+    /// edit (``update(_:)``) and ``updateChangeCount(_:)`` are refused with
+    /// ``DocumentError/Code/closed``, and ``undoManager`` forgets what could be undone or redone, as
     /// `NSDocument` clears its undo manager when it closes. That also frees
     /// the actions that hold the undo manager (an Apple-style model's undo
     /// handler captures it), which would otherwise keep it and its document

@@ -8,7 +8,8 @@ import Foundation
 /// - new (`init(newDocument:contentType:)`, no file yet) or opened
 ///   (`init(contentsOf:contentType:isEditable:)`): a directory bundle, a
 ///   zip container or a flat file, chosen by the content type;
-/// - edited through ``update(_:)``, which counts changes, or, for a
+/// - edited through ``update(_:)``, which counts changes (and throws once
+///   the document is closed), or, for a
 ///   reference document, on the main actor by methods that register undo
 ///   with ``undoManager``, as a SwiftUI view edits it;
 /// - saved in place, incrementally (``save(force:)``), saved as another file
@@ -106,8 +107,8 @@ public actor DocumentController<Document: Sendable> {
     /// document is edited on a copy, so an edit that throws changes nothing,
     /// and its undo (putting the value before back) is registered with
     /// ``undoManager``, as SwiftUI registers it for a `FileDocument`.
-    /// A closed document is edited in memory only: every operation that
-    /// would write it throws ``DocumentError/Code/closed``.
+    /// A closed document is not edited: the call throws
+    /// ``DocumentError/Code/closed`` before `edit` runs.
     ///
     /// `edit` is `sending`: main-actor code (an app's, or top-level code)
     /// passes a closure such as `{ $0.title = "Trip" }` as it is; one that
@@ -115,9 +116,11 @@ public actor DocumentController<Document: Sendable> {
     ///
     /// - Parameter edit: Changes the document it is given.
     /// - Returns: What `edit` returns.
-    /// - Throws: What `edit` throws; the document is then unchanged.
+    /// - Throws: ``DocumentError`` `closed` once the document is closed;
+    ///   else what `edit` throws (a value document is then unchanged).
     @discardableResult
-    public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) rethrows -> Result {
+    public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) throws -> Result {
+        try checkOpen()
         let original = document
         var edited = original
         let result = try edit(&edited)
