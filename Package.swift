@@ -144,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WrapInspectTests",
-            dependencies: ["wrapinspect", "TestSupport"]
+            dependencies: ["wrapinspect", "TestSupport", "fwk-test-child"]
         ),
         .testTarget(
             name: "ReadmeExampleTests",

@@ -18,9 +18,6 @@ import re
 import sys
 
 MODULES = ["FileWrapperKit", "FileWrapperArchive", "FileWrapperDocument"]
-# Folders whose callouts are still to be written (issue 34, item 6): they
-# were being rewritten when the others got theirs. Empty this list.
-PENDING = ["FileWrapperDocument/Lifecycle/", "FileWrapperDocument/Coordination/"]
 DECL = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+|(?:final|static|class|override|convenience|required|mutating|consuming|borrowing"
                   r"|nonisolated|dynamic)\s+)*(?:public|open)\s+(?:(?:final|static|class|override|convenience"
                   r"|required|mutating|consuming|borrowing|nonisolated|dynamic)\s+)*(func|init|subscript)\b(.*)")
@@ -178,7 +175,7 @@ def main():
             for file in sorted(files):
                 path = os.path.join(directory, file)
                 shown = os.path.relpath(path, os.path.join(root, "Sources"))
-                if file.endswith(".swift") and not shown.startswith(tuple(PENDING)):
+                if file.endswith(".swift"):
                     problems += check(path, shown)
     for problem in problems:
         print(problem)

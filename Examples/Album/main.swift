@@ -27,13 +27,21 @@ func perform(_ action: String, on controller: DocumentController<AlbumDocument>)
         } catch {
             throw Failure(message: "\(action): cannot read \(image.path): \(error.localizedDescription)")
         }
-        await controller.update { $0.addImage(data, named: image.lastPathComponent) }
+        do {
+            try await controller.update { $0.addImage(data, named: image.lastPathComponent) }
+        } catch {
+            throw Failure(message: "\(action): \(error)")  // the album was closed
+        }
     } else if action.hasPrefix("remove:") {
         let count = await controller.document.imageNames.count
         guard let number = Int(action.dropFirst(7)), number >= 1, number <= count else {
             throw Failure(message: "\(action): there is no image \(action.dropFirst(7)) (the album has \(count))")
         }
-        await controller.update { $0.removeImages(atOffsets: [number - 1]) }
+        do {
+            try await controller.update { $0.removeImages(atOffsets: [number - 1]) }
+        } catch {
+            throw Failure(message: "\(action): \(error)")
+        }
     } else {
         throw Failure(message: "\(action): not an action (add:IMAGE, remove:N)")
     }

@@ -36,7 +36,7 @@ struct Add: AsyncParsableCommand {
 
     func run() async throws {
         let controller = try await notes.open()
-        let id = await controller.update { $0.add(title: title, body: text) }
+        let id = try await controller.update { $0.add(title: title, body: text) }
         try await controller.save()
         print("Added note \(id) to \(notes.path).")
     }

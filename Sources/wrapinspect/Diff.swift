@@ -78,6 +78,10 @@ struct Diff: ParsableCommand {
             property lists compared as data), and size maps of both trees, \
             each file a box whose area is its size, coloured by its change.
 
+            With --versions-of DOC, OLD and NEW name versions of the document \
+            DOC that its saves kept: an id that wrapinspect versions DOC lists, \
+            or current for the document as it is.
+
             Exit status: 0 when the trees are the same (nothing is printed), 1 \
             when they differ, 2 on trouble (a missing or unreadable input, bad \
             usage).
@@ -87,14 +91,20 @@ struct Diff: ParsableCommand {
               wrapinspect diff -p Travel.journal Travel.journal.zip
               wrapinspect diff before.json Travel.journal.zip --ignore mtime,owner
               wrapinspect diff A.zip B.tar.zst --json
+              wrapinspect diff --versions-of Travel.journal 20261202T133316.123456789Z current
             """
     )
 
-    @Argument(help: "The tree before: a directory, file, archive or manifest file.", completion: .file())
+    @Argument(help: "The tree before: a directory, file, archive or manifest file (with --versions-of, a version's id or current).", completion: .file())
     var old: String
 
     @Argument(help: "The tree after.", completion: .file())
     var new: String
+
+    @Option(help: ArgumentHelp(
+        "Compare two versions of this document: OLD and NEW are ids that wrapinspect versions lists, or current for the document.",
+        valueName: "document"), completion: .file())
+    var versionsOf: String?
 
     @Option(help: ArgumentHelp(
         "Metadata fields not to compare, separated by commas or given again: mtime, mode, owner, xattrs.",
@@ -201,6 +211,10 @@ struct Diff: ParsableCommand {
             ignoring: try ignoredFields(), options: ManifestReadOptions(hashingContents: false, formats: input.formats, limits: input.limits),
             minimumSimilarity: findRenames, renameLimit: renameLimit,
             nested: NestedArchiveBudget.Limits(maxDepth: maxNestedDepth, maxBytes: maxNestedBytes, maxEntries: maxNestedEntries))
+        var (old, new) = (self.old, self.new)
+        if let versionsOf {
+            (old, new) = (try Versions.path(of: old, ofDocument: versionsOf), try Versions.path(of: new, ofDocument: versionsOf))
+        }
         let (oldManifest, newManifest) = try (input.manifest(of: old), input.manifest(of: new))
         let diff = try DiffPatches.diff(from: oldManifest, to: newManifest, old: .path(old), new: .path(new), settings: settings)
         if diff.similarMovesSkipped {

@@ -14,7 +14,7 @@ struct WrapInspect: ParsableCommand {
         commandName: "wrapinspect",
         abstract: "Inspect, compare, pack and unpack document packages: bundles, flat files, archives and manifests.",
         version: "wrapinspect \(version)\ninflate: \(ArchiveLibrary.inflater)",
-        subcommands: [Dump.self, Snapshot.self, Digest.self, Diff.self, Verify.self, Cat.self, Pack.self, Unpack.self]
+        subcommands: [Dump.self, Snapshot.self, Digest.self, Diff.self, Verify.self, Cat.self, Pack.self, Unpack.self, Versions.self]
     )
 
     /// What `--version` prints; raised with each release.

@@ -23,7 +23,7 @@ import TestSupport
         if name.hasSuffix(".txt") {
             try await DocumentController(newDocument: TextDocument(text: "small version")).save(to: url)
             let controller = try await DocumentController<TextDocument>(contentsOf: url)
-            await controller.update { $0.text = big }
+            try await controller.update { $0.text = big }
             let error = try await #require(throws: DocumentError.self) { try await controller.save() }
             #expect(error.code == .writeFailed)
             #expect(error.description.hasPrefix("\"\(url.path)\": cannot be saved as a flat file; the previous version is unchanged: "))
@@ -32,7 +32,7 @@ import TestSupport
         } else {
             try await DocumentController(newDocument: DocumentFixtures.notes(3)).save(to: url)
             let controller = try await DocumentController<NotesDocument>(contentsOf: url)
-            await controller.update { $0.setNote("note-1", big) }
+            try await controller.update { $0.setNote("note-1", big) }
             let error = try await #require(throws: DocumentError.self) { try await controller.save() }
             #expect(error.code == .writeFailed && error.path == url.path)
             let reopened = try await DocumentController<NotesDocument>(contentsOf: url)
@@ -46,7 +46,7 @@ import TestSupport
         let url = directory.appending("Strict.txt")
         try Disk.write("fine", to: url)
         let controller = try await DocumentController<ASCIIDocument>(contentsOf: url)
-        await controller.update { $0.text = "not ASCII: é" }
+        try await controller.update { $0.text = "not ASCII: é" }
         let error = try await #require(throws: DocumentError.self) { try await controller.save() }
         #expect(error.code == .serializationFailed)
         #expect(error.description.hasPrefix("\"\(url.path)\": cannot be saved: the document could not make its file wrapper: "))

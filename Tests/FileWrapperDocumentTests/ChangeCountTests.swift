@@ -45,7 +45,7 @@ import TestSupport
         let url = directory.appending("Discarded.txt")
         try Disk.write("kept", to: url)
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
-        await controller.update { $0.text = "dropped" }
+        try await controller.update { $0.text = "dropped" }
 
         try await controller.close(saving: false)
 
@@ -62,7 +62,10 @@ import TestSupport
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
         try await controller.close()
 
-        await controller.update { $0.text = "after close" }
+        let edit = try await #require(throws: DocumentError.self) { try await controller.update { $0.text = "after close" } }
+        #expect(edit.code == .closed)
+        #expect(await controller.document.text == "closed", "an edit after close changes nothing")
+        #expect(await !controller.hasUnsavedChanges)
         let error = try await #require(throws: DocumentError.self) { try await controller.save() }
         #expect(error.code == .closed)
         #expect(error.description == "\"\(url.path)\": is closed")

@@ -22,7 +22,7 @@ import TestSupport
         // Long, because the edit needs a thread of Swift's pool, which the
         // blocking work of other tests can hold for minutes in a sanitizer
         // build (a child process, up to the 5 it is given).
-        await controller.update { $0.text = "edited during the save" }
+        try await controller.update { $0.text = "edited during the save" }
         document.release.signal()
         try await save.value
 
@@ -54,7 +54,7 @@ import TestSupport
         try await controller.save(to: url)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 1...20 {
-                await controller.update { $0.text = "\(index)" }
+                try await controller.update { $0.text = "\(index)" }
                 group.addTask { try await controller.save() }
             }
             try await group.waitForAll()

@@ -19,7 +19,7 @@ import TestSupport
         let url = directory.appending("Shared.txt")
         try Disk.write("mine", to: url)
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
-        await controller.update { $0.text = "my edit" }
+        try await controller.update { $0.text = "my edit" }
 
         try await Self.otherProcess("printf 'theirs' > '\(url.path)'")
         let error = try await #require(throws: DocumentError.self) { try await controller.save() }
@@ -40,7 +40,7 @@ import TestSupport
         Disk.setModificationTime(url, seconds: 1_700_000_000, nanoseconds: 0)
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
         try await Self.otherProcess("printf 'bbbb' > '\(url.path).new' && touch -d @1700000000 '\(url.path).new' && mv '\(url.path).new' '\(url.path)'")
-        await controller.update { $0.text = "mine" }
+        try await controller.update { $0.text = "mine" }
         await #expect(throws: DocumentError.self) { try await controller.save() }
         #expect(try Disk.text(url) == "bbbb")
     }
@@ -51,7 +51,7 @@ import TestSupport
         let package = directory.appending("Team.notes")
         try await DocumentController(newDocument: DocumentFixtures.notes(3)).save(to: package)
         let controller = try await DocumentController<NotesDocument>(contentsOf: package)
-        await controller.update { $0.setNote("note-0", "mine") }
+        try await controller.update { $0.setNote("note-0", "mine") }
 
         try await Self.otherProcess("printf ' appended' >> '\(package.path)/Notes/note-2.txt'")
         let error = try await #require(throws: DocumentError.self) { try await controller.save() }
@@ -61,11 +61,11 @@ import TestSupport
 
         try await controller.revert()
         #expect(await controller.document.notes["note-2"]?.hasSuffix(" appended") == true)
-        await controller.update { $0.setNote("note-0", "mine") }
+        try await controller.update { $0.setNote("note-0", "mine") }
         try await controller.save()
 
         try await Self.otherProcess("touch '\(package.path)/Notes/stray.txt'")
-        await controller.update { $0.setNote("note-1", "again") }
+        try await controller.update { $0.setNote("note-1", "again") }
         await #expect(throws: DocumentError.self) { try await controller.save() }
         try await controller.save(force: true)
         #expect(try Disk.text(package.appendingPathComponent("Notes/note-1.txt")) == "again")
@@ -81,7 +81,7 @@ import TestSupport
         let controller = try await DocumentController<NotesDocument>(contentsOf: archive)
 
         try await Self.otherProcess("cp '\(other.path)' '\(archive.path)'")
-        await controller.update { $0.setNote("note-0", "mine") }
+        try await controller.update { $0.setNote("note-0", "mine") }
         await #expect(throws: DocumentError.self) { try await controller.save() }
         let survivor = try await DocumentController<NotesDocument>(contentsOf: archive)
         #expect(await survivor.document.notes.count == 6)
@@ -93,7 +93,7 @@ import TestSupport
         try Disk.write("here", to: url)
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
         try FileManager.default.removeItem(at: url)
-        await controller.update { $0.text = "mine" }
+        try await controller.update { $0.text = "mine" }
         await #expect(throws: DocumentError.self) { try await controller.save() }
         #expect(!FileManager.default.fileExists(atPath: url.path))
         try await controller.save(force: true)

@@ -21,7 +21,7 @@ import TestSupport
         let events = EventCollector(controller.diskChanges())
 
         for line in ["own-0", "own-1"] {
-            await controller.update { $0.lines.append(line) }
+            try await controller.update { $0.lines.append(line) }
             try await controller.save()
         }
         await events.settle()
@@ -36,7 +36,7 @@ import TestSupport
         }
 
         try await controller.revert()
-        await controller.update { $0.lines.append("own-2") }
+        try await controller.update { $0.lines.append("own-2") }
         try await controller.save()
         await events.settle()
         #expect(events.all.count == 2, "our save after the revert: \(events.all)")
@@ -51,7 +51,7 @@ import TestSupport
         let events = EventCollector(watching.diskChanges())
         let other = try await DocumentController<EventLines>(contentsOf: url, contentType: EventLines.type)
 
-        await other.update { $0.fillers = 200 }
+        try await other.update { $0.fillers = 200 }
         try await other.save()
         #expect(await events.wait(for: 1))
         await events.settle()
@@ -72,16 +72,16 @@ import TestSupport
 
         try await Self.saveInAnotherProcess(url, "a")
         #expect(await events.wait(for: 1))
-        await controller.update { $0.lines.append("mine") }
+        try await controller.update { $0.lines.append("mine") }
         await #expect(throws: DocumentError.self) { try await controller.save() }
         try await controller.revert()
         #expect(await controller.document.lines == ["a-0-0"])
-        await controller.update { $0.lines.append("mine") }
+        try await controller.update { $0.lines.append("mine") }
         try await controller.save()
 
         try await Self.saveInAnotherProcess(url, "b")
         #expect(await events.wait(for: 2))
-        await controller.update { $0.lines.append("forced") }
+        try await controller.update { $0.lines.append("forced") }
         try await controller.save(force: true)
         await events.settle()
         #expect(events.all == [.replaced, .replaced], "\(events.all)")

@@ -23,7 +23,7 @@ import TestSupport
         #expect(before.count == 21)
 
         let controller = try await DocumentController<NotesDocument>(contentsOf: package)
-        await controller.update { $0.setNote("note-7", "only this one changed") }
+        try await controller.update { $0.setNote("note-7", "only this one changed") }
         try await controller.save()
 
         let after = try Self.inodes(in: package)
@@ -36,7 +36,7 @@ import TestSupport
         #expect(try Disk.names(in: directory.url) == ["Journal.notes"], "a temporary or the old tree was left behind")
 
         // The next save starts from what this one wrote.
-        await controller.update { $0.setNote("note-3", "then this one") }
+        try await controller.update { $0.setNote("note-3", "then this one") }
         try await controller.save()
         let third = try Self.inodes(in: package)
         #expect(third["note-7.txt"] == after["note-7.txt"])

@@ -16,7 +16,7 @@ import TestSupport
         #expect(error.code == .noFileURL && error.description.hasPrefix("\"untitled\": has no file yet"))
         #expect(try await controller.autosave() == false)
 
-        await controller.update { $0.text += "!" }
+        try await controller.update { $0.text += "!" }
         #expect(await controller.changeCount == 1)
         #expect(await controller.hasUnsavedChanges)
         let url = directory.appending("New.txt")
@@ -32,13 +32,13 @@ import TestSupport
         let second = directory.appending("Second.txt")
         try Disk.write("original", to: first)
         let controller = try await DocumentController<TextDocument>(contentsOf: first)
-        await controller.update { $0.text = "edited" }
+        try await controller.update { $0.text = "edited" }
         try await controller.save(to: second)
         #expect(await controller.fileURL == second)
         #expect(try Disk.text(first) == "original")
         #expect(try Disk.text(second) == "edited")
 
-        await controller.update { $0.text = "edited again" }
+        try await controller.update { $0.text = "edited again" }
         try await controller.save()
         #expect(try Disk.text(second) == "edited again")
         #expect(try Disk.text(first) == "original")
@@ -50,7 +50,7 @@ import TestSupport
         let copy = directory.appending("Copy.txt")
         try Disk.write("original", to: url)
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
-        await controller.update { $0.text = "edited" }
+        try await controller.update { $0.text = "edited" }
         try await controller.saveCopy(to: copy)
         #expect(await controller.fileURL == url)
         #expect(await controller.hasUnsavedChanges, "a copy does not save the document")
@@ -69,7 +69,7 @@ import TestSupport
         #expect(try await controller.autosave() == false)
         #expect(Disk.inode(url) == inode, "nothing was written")
 
-        await controller.update { $0.text = "changed" }
+        try await controller.update { $0.text = "changed" }
         #expect(try await controller.autosave() == true)
         #expect(try Disk.text(url) == "changed")
         let saved = Disk.inode(url)
@@ -82,7 +82,7 @@ import TestSupport
         let url = directory.appending("Revert.txt")
         try Disk.write("on disk", to: url)
         let controller = try await DocumentController<TextReferenceDocument>(contentsOf: url)
-        await controller.update { $0.text = "unsaved" }
+        try await controller.update { $0.text = "unsaved" }
         try await controller.revert()
         #expect(await controller.document.text == "on disk")
         #expect(await !controller.hasUnsavedChanges)
@@ -106,7 +106,7 @@ import TestSupport
         let invalid = try await #require(throws: DocumentError.self) { try await controller.rename(to: "a/b") }
         #expect(invalid.code == .invalidName)
 
-        await controller.update { $0.text = "saved after rename" }
+        try await controller.update { $0.text = "saved after rename" }
         try await controller.save()
         #expect(try Disk.text(renamed) == "saved after rename")
     }
@@ -121,7 +121,7 @@ import TestSupport
         let renamed = directory.appending("New.notes")
         let before = try IncrementalSaveTests.inodes(in: renamed)
 
-        await controller.update { $0.setNote("note-1", "changed after rename") }
+        try await controller.update { $0.setNote("note-1", "changed after rename") }
         try await controller.save()
         let after = try IncrementalSaveTests.inodes(in: renamed)
         #expect(after["note-0.txt"] == before["note-0.txt"])
@@ -133,7 +133,7 @@ import TestSupport
         let url = directory.appending("Close.txt")
         try Disk.write("before", to: url)
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
-        await controller.update { $0.text = "after" }
+        try await controller.update { $0.text = "after" }
         try await controller.close()
         #expect(await controller.isClosed)
         #expect(try Disk.text(url) == "after")
@@ -143,7 +143,7 @@ import TestSupport
         try await controller.close()
 
         let untitled = DocumentController(newDocument: TextDocument(text: "never saved"))
-        await untitled.update { $0.text += "!" }
+        try await untitled.update { $0.text += "!" }
         try await untitled.close()
         #expect(try Disk.names(in: directory.url) == ["Close.txt"])
     }
@@ -154,7 +154,7 @@ import TestSupport
         try Disk.write("look only", to: url)
         let controller = try await DocumentController<TextDocument>(contentsOf: url, isEditable: false)
         #expect(!controller.isEditable)
-        await controller.update { $0.text = "changed in memory" }
+        try await controller.update { $0.text = "changed in memory" }
 
         let error = try await #require(throws: DocumentError.self) { try await controller.save() }
         #expect(error.code == .notEditable)

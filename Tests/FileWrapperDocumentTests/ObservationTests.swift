@@ -13,9 +13,9 @@ import Testing
         let subscription = document.objectWillChange.sink { seen.append(document.text) }
         defer { subscription.cancel() }
 
-        await controller.update { $0.text = "after" }
+        try await controller.update { $0.text = "after" }
         #expect(seen.texts == ["before"], "fired once, while the text was still the old one")
-        await controller.update { $0.text += ", again" }
+        try await controller.update { $0.text += ", again" }
         #expect(seen.texts == ["before", "after"])
         #expect(await controller.changeCount == 2)
     }
@@ -27,7 +27,7 @@ import Testing
         let seen = TextLog()
         let subscription = document.objectWillChange.sink { seen.append("fired") }
         defer { subscription.cancel() }
-        await DocumentController(newDocument: document).update { $0.text = "still quiet" }
+        try await DocumentController(newDocument: document).update { $0.text = "still quiet" }
         #expect(seen.texts.isEmpty)
     }
 }

@@ -17,7 +17,7 @@ import TestSupport
         let opened = try await DocumentController<TextDocument>(contentsOf: url)
         #expect(await opened.contentType == .plainText)
         #expect(await opened.document.text == "Dear reader,\n")
-        await opened.update { $0.text += "Ünïcode ✓\n" }
+        try await opened.update { $0.text += "Ünïcode ✓\n" }
         try await opened.save()
 
         let reopened = try await DocumentController<TextDocument>(contentsOf: url)
@@ -33,7 +33,7 @@ import TestSupport
 
         let opened = try await DocumentController<TextReferenceDocument>(contentsOf: url)
         #expect(await opened.document.text == "one")
-        await opened.update { $0.text = "one two" }
+        try await opened.update { $0.text = "one two" }
         #expect(await opened.hasUnsavedChanges)
         try await opened.save()
         #expect(await !opened.hasUnsavedChanges)
@@ -50,7 +50,7 @@ import TestSupport
 
         let opened = try await DocumentController<ChecklistDocument>(contentsOf: url)
         #expect(await opened.document.checklist == list)
-        await opened.update {
+        try await opened.update {
             $0.checklist.items[0].isDone = true
             $0.checklist.items.append(.init(title: "Milk", isDone: false))
         }
@@ -75,7 +75,7 @@ import TestSupport
 
         let opened = try await DocumentController<NotesDocument>(contentsOf: url)
         #expect(await opened.document.notes == original.notes)
-        await opened.update {
+        try await opened.update {
             $0.setNote("note-2", "rewritten")
             $0.setNote("extra", "a new note")
         }

@@ -64,6 +64,34 @@ import TestSupport
         }
     }
 
+    /// Versions with two processes saving (issue 37, item 3): each save
+    /// keeps the version it replaced, under the lock, so the versions are
+    /// every state the document went through before its last, each once:
+    /// as many lines as the saves before it, each a prefix of the end.
+    @Test func twoProcessesKeepingVersionsKeepEveryReplacedVersionOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let document = try Self.newDocument("Shared.lines", in: directory)
+        let edits = TestSizes.pick(full: 12, reduced: 5)
+
+        let runs = try await Self.run(writers: ["a", "b"].map { ["append-lines", document.path, $0, "\(edits)", "--versions"] })
+
+        for run in runs { #expect(run.status == 0 && run.stdout == "saved \(edits)\n", "\(run.stderr)") }
+        let lines = try Self.lines(of: document)
+        #expect(lines.count == 2 * edits)
+        let folder = directory.appending(".Shared.lines.fwk-versions")
+        let versions = try Disk.names(in: folder)
+        #expect(versions.count == 2 * edits, "\(versions)")
+        var kept: [[String]] = []
+        for version in versions {
+            let file = folder.appendingPathComponent(version).appendingPathComponent("lines.txt")
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            kept.append(text.split(separator: "\n").map(String.init))
+        }
+        #expect(kept.map(\.count) == Array(0..<(2 * edits)), "one version a save, in the order saved")
+        #expect(kept.allSatisfy { $0 == Array(lines.prefix($0.count)) })
+        #expect(try Disk.names(in: directory.url) == [".Shared.lines.fwk-versions", "Shared.lines"])
+    }
+
     /// Code written for Apple's systems writes a package in place, in
     /// steps, inside `NSFileCoordinator`'s coordinated write: controllers in
     /// two other processes saving the same package never read it midway

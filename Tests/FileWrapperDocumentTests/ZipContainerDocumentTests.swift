@@ -16,7 +16,7 @@ import TestSupport
         let before = try StoredZipMembers.list(zip)
 
         let controller = try await DocumentController<NotesDocument>(contentsOf: zip)
-        await controller.update { $0.setNote("note-7", "only this one changed") }
+        try await controller.update { $0.setNote("note-7", "only this one changed") }
         try await controller.save()
 
         let after = try StoredZipMembers.list(zip)

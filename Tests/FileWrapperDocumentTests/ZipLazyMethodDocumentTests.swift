@@ -37,7 +37,7 @@ import TestSupport
         #expect(!notes["note-2.txt"]!.isRegularFileContentsLoaded)
 
         let notesDocument = try await DocumentController<NotesDocument>(contentsOf: zip)
-        await notesDocument.update { $0.setNote("note-3", "only this one changed") }
+        try await notesDocument.update { $0.setNote("note-3", "only this one changed") }
         try await notesDocument.save()
         let after = try StoredZipMembers.list(zip)
         func member(_ name: String, in members: [StoredZipMembers.Member]) -> StoredZipMembers.Member? {

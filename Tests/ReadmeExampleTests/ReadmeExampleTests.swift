@@ -94,6 +94,24 @@ import TestSupport
         }
     }
 
+    /// The README's two processes: the documents example run twice at once,
+    /// each adding its own note to one package, keeps both notes (a save
+    /// refused because the other saved first is met by revert and again).
+    @Test func theDocumentsExampleRunTwiceAtOnceKeepsBothNotes() async throws {
+        let folder = try TemporaryDirectory("readme-documents-twice")
+        try Self.runs["documents"]!.prepare(folder.url)
+        let program = try #require(BuiltProgram.url(of: "readme-example-documents"))
+
+        let url = folder.url
+        async let third = ChildProcess.run(program.path, ["Day 3"], in: url)
+        async let fourth = ChildProcess.run(program.path, ["Day 4"], in: url)
+
+        for result in try await [third, fourth] { #expect(result.status == 0 && result.exited, "\(result.stderr)") }
+        for day in ["Day 1", "Day 3", "Day 4"] {
+            #expect(FileManager.default.fileExists(atPath: folder.appending("Trip.notes/\(day)").path), "\(day) lost")
+        }
+    }
+
     /// A block without a marker, or with one that is not understood, is an
     /// error at its line, which fails the build.
     @Test func aSwiftBlockNeedsAMarker() throws {

@@ -13,7 +13,7 @@ func saveDocument(_ arguments: [String], _ flags: Set<String>) async throws {
     let type = url.pathExtension == "zip" ? FilesDocument.container : FilesDocument.package
     let files = try FilesDocument.files(of: FileWrapper(url: URL(fileURLWithPath: arguments[0])))
     let controller = try await DocumentController<FilesDocument>(contentsOf: url, contentType: type)
-    await controller.update { $0.files = files }
+    try await controller.update { $0.files = files }
     if flags.contains("--pause-before-saving") {
         FileHandle.standardOutput.write(Data("opened\n".utf8))
         _ = readLine()

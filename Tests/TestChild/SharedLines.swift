@@ -1,12 +1,13 @@
 import FileWrapperDocument
 import Foundation
 
-/// `append-lines DOCUMENT WRITER EDITS [--controllers=N]`: opens the
+/// `append-lines DOCUMENT WRITER EDITS [--controllers=N] [--versions]`: opens the
 /// ``LinesDocument`` DOCUMENT with N controllers (1 unless given), which
 /// each append EDITS lines `WRITER-C-I` (C the controller, I the edit), one
 /// a save, as writers that share a document do: a save refused because
 /// another saved first is met by revert, the line appended again, and a
-/// new save. Prints `saved N` at the end, N the lines saved.
+/// new save; with `--versions`, every save keeps the version it replaces.
+/// Prints `saved N` at the end, N the lines saved.
 func appendLines(_ arguments: [String], _ flags: Set<String>) async throws {
     let url = URL(fileURLWithPath: arguments[0])
     let writer = arguments[1]
@@ -16,16 +17,17 @@ func appendLines(_ arguments: [String], _ flags: Set<String>) async throws {
         for index in 0..<controllers {
             group.addTask {
                 let controller = try await DocumentController<LinesDocument>(contentsOf: url, contentType: LinesDocument.type(of: url))
+                if flags.contains("--versions") { await controller.setVersionPolicy(.keeping()) }
                 for edit in 0..<edits {
                     let line = "\(writer)-\(index)-\(edit)"
-                    await controller.update { $0.lines.append(line) }
+                    try await controller.update { $0.lines.append(line) }
                     while true {
                         do {
                             try await controller.save()
                             break
                         } catch let error as DocumentError where error.code == .changedOnDisk {
                             try await controller.revert()
-                            await controller.update { $0.lines.append(line) }
+                            try await controller.update { $0.lines.append(line) }
                         }
                     }
                 }

@@ -21,7 +21,7 @@ struct ErrorTests {
         (["dump", "--max-depth", "two", "Travel.journal"], "wrapinspect: The value 'two' is invalid for '--max-depth <n>'"),
         (["dump", ""], "wrapinspect: PATH must not be empty."),
         (["dump", "Travel.journal", "Other.journal"], "wrapinspect: Unexpected argument 'Other.journal'"),
-        (["frobnicate"], "wrapinspect: 'frobnicate' is not a wrapinspect command; the commands are dump, snapshot, digest, diff, verify, cat, pack, unpack, help."),
+        (["frobnicate"], "wrapinspect: 'frobnicate' is not a wrapinspect command; the commands are dump, snapshot, digest, diff, verify, cat, pack, unpack, versions, help."),
     ])
     func badUsageExitsTwoWithUsage(arguments: [String], message: String) throws {
         let journal = try SampleJournal()

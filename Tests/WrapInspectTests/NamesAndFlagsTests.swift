@@ -61,7 +61,7 @@ import TestSupport
     @Test(arguments: [
         ("dupm", "wrapinspect: 'dupm' is not a wrapinspect command; did you mean 'dump'?\nUsage: wrapinspect <subcommand>"),
         ("unpakc", "wrapinspect: 'unpakc' is not a wrapinspect command; did you mean 'unpack'?\nUsage: wrapinspect <subcommand>"),
-        ("xyzzy", "wrapinspect: 'xyzzy' is not a wrapinspect command; the commands are dump, snapshot, digest, diff, verify, cat, pack, unpack, help."),
+        ("xyzzy", "wrapinspect: 'xyzzy' is not a wrapinspect command; the commands are dump, snapshot, digest, diff, verify, cat, pack, unpack, versions, help."),
     ])
     func aMistypedCommandGetsDidYouMean(typed: String, message: String) throws {
         let directory = try TemporaryDirectory()

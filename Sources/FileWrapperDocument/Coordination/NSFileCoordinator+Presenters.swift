@@ -13,6 +13,9 @@ extension NSFileCoordinator {
     /// (after the fact: nothing is asked before). Writes made through a
     /// coordinator created with this presenter are not told to it.
     /// The coordinator keeps the presenter until it is removed.
+    ///
+    /// - Parameter filePresenter: The presenter to tell, watched at its
+    ///   `presentedItemURL`; one without a URL is not registered.
     public class func addFilePresenter(_ filePresenter: any NSFilePresenter) {
         guard let url = filePresenter.presentedItemURL?.standardizedFileURL else { return }
         let presenter = Presented(presenter: filePresenter)
@@ -28,6 +31,9 @@ extension NSFileCoordinator {
     }
 
     /// Stops telling `filePresenter` of changes, as Foundation's coordinator does.
+    ///
+    /// - Parameter filePresenter: A presenter given to ``addFilePresenter(_:)``;
+    ///   any other is ignored.
     public class func removeFilePresenter(_ filePresenter: any NSFilePresenter) {
         guard let removed = presenters.withLock({ $0.removeValue(forKey: ObjectIdentifier(filePresenter)) }) else { return }
         Task { await removed.watcher.close() }

@@ -53,6 +53,11 @@ open class NSFileCoordinator: NSObject {
     /// does not show it.
     let filePresenter: (any NSFilePresenter)?
 
+    /// A coordinator whose coordinated writes are the changes of
+    /// `filePresenter`, as Foundation's is.
+    ///
+    /// - Parameter filePresenter: The presenter that makes the changes (not
+    ///   told of them once registered), or nil.
     public init(filePresenter: (any NSFilePresenter)?) {
         self.filePresenter = filePresenter
     }
@@ -60,6 +65,12 @@ open class NSFileCoordinator: NSObject {
     /// Runs `reader` with `url` holding the item's shared lock: no save or
     /// coordinated write of it runs meanwhile. On failure to take the lock
     /// `reader` does not run and `outError` holds why.
+    ///
+    /// - Parameters:
+    ///   - url: The item to read.
+    ///   - options: Foundation's reading options; accepted, and change nothing.
+    ///   - outError: Set to the error when the lock cannot be taken.
+    ///   - reader: Reads the item; it gets `url`, standardized.
     open func coordinate(
         readingItemAt url: URL, options: ReadingOptions = [], error outError: NSErrorPointer, byAccessor reader: (URL) -> Void
     ) {
@@ -69,6 +80,12 @@ open class NSFileCoordinator: NSObject {
     /// Runs `writer` with `url` holding the item's exclusive lock: no
     /// other save, read or coordinated access of it runs meanwhile. On
     /// failure to take the lock `writer` does not run and `outError` holds why.
+    ///
+    /// - Parameters:
+    ///   - url: The item to write.
+    ///   - options: Foundation's writing options; accepted, and change nothing.
+    ///   - outError: Set to the error when the lock cannot be taken.
+    ///   - writer: Writes the item; it gets `url`, standardized.
     open func coordinate(
         writingItemAt url: URL, options: WritingOptions = [], error outError: NSErrorPointer, byAccessor writer: (URL) -> Void
     ) {

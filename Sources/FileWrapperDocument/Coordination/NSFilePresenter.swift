@@ -28,8 +28,20 @@ public protocol NSFilePresenter: NSObjectProtocol {
 
 extension NSFilePresenter {
     public func presentedItemDidChange() {}
+    /// Does nothing, unless the presenter implements it.
+    ///
+    /// - Parameter newURL: Where the item is now.
     public func presentedItemDidMove(to newURL: URL) {}
+    /// Calls `completionHandler` with no error, unless the presenter implements it.
+    ///
+    /// - Parameter completionHandler: Called once the item is let go.
     public func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) { completionHandler(nil) }
+    /// Calls `completionHandler` with no error, unless the presenter implements it.
+    ///
+    /// - Parameter completionHandler: Called once the changes are saved.
     public func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) { completionHandler(nil) }
+    /// Does nothing, unless the presenter implements it.
+    ///
+    /// - Parameter url: The item inside the presented one that changed.
     public func presentedSubitemDidChange(at url: URL) {}
 }

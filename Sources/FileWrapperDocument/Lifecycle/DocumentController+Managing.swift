@@ -4,6 +4,10 @@ extension DocumentController {
     /// Reads the document again from its file, dropping unsaved changes
     /// and what ``undoManager`` could undo or redo. A reference document is read into a new object: fetch ``document``
     /// again afterwards.
+    ///
+    /// - Throws: ``DocumentError``: `closed`, `noFileURL`, or why the file
+    ///   cannot be read or the document refuses it; the document is then as
+    ///   it was.
     public func revert() async throws {
         try await exclusively {
             try checkOpen()
@@ -18,6 +22,10 @@ extension DocumentController {
     /// Renames the document's file to `newName` in the same directory,
     /// never replacing a file of that name; ``fileURL`` follows. The content
     /// type stays what it was.
+    ///
+    /// - Parameter newName: The file's new name, in its folder.
+    /// - Throws: ``DocumentError``: `closed`, `notEditable`, `noFileURL`,
+    ///   `invalidName`, or `writeFailed` (a file of that name exists, say).
     public func rename(to newName: String) async throws {
         try await exclusively {
             try checkEditable()
@@ -32,10 +40,9 @@ extension DocumentController {
         }
     }
 
-    /// Closes the document: every later operation that uses its file, and
-    /// ``updateChangeCount(_:)``, is refused with
-    /// ``DocumentError/Code/closed`` (``update(_:)`` edits it in memory
-    /// only), and ``undoManager`` forgets what could be undone or redone, as
+    /// Closes the document: every later operation that uses its file, an
+    /// edit (``update(_:)``) and ``updateChangeCount(_:)`` are refused with
+    /// ``DocumentError/Code/closed``, and ``undoManager`` forgets what could be undone or redone, as
     /// `NSDocument` clears its undo manager when it closes. That also frees
     /// the actions that hold the undo manager (an Apple-style model's undo
     /// handler captures it), which would otherwise keep it and its document
@@ -48,6 +55,9 @@ extension DocumentController {
     /// Without `saving`, unsaved changes are dropped and the file is left
     /// as it is. The streams of ``diskChanges()`` end, and the file is no
     /// longer watched.
+    ///
+    /// - Parameter saving: Whether to save unsaved changes first.
+    /// - Throws: The save's ``DocumentError``; the document is then still open.
     public func close(saving: Bool = true) async throws {
         try await exclusively {
             guard !isClosed else { return }
@@ -66,6 +76,9 @@ extension DocumentController {
     /// changed without registering undo, whose change would otherwise go
     /// unsaved by ``autosave()`` and ``close(saving:)``.
     /// Throws ``DocumentError/Code/closed`` once the document is closed.
+    ///
+    /// - Parameter change: What happened to the document.
+    /// - Throws: ``DocumentError`` `closed`.
     public func updateChangeCount(_ change: DocumentChangeKind) throws {
         try checkOpen()
         switch change {

@@ -8,7 +8,8 @@ import Foundation
 /// - new (`init(newDocument:contentType:)`, no file yet) or opened
 ///   (`init(contentsOf:contentType:isEditable:)`): a directory bundle, a
 ///   zip container or a flat file, chosen by the content type;
-/// - edited through ``update(_:)``, which counts changes, or, for a
+/// - edited through ``update(_:)``, which counts changes (and throws once
+///   the document is closed), or, for a
 ///   reference document, on the main actor by methods that register undo
 ///   with ``undoManager``, as a SwiftUI view edits it;
 /// - saved in place, incrementally (``save(force:)``), saved as another file
@@ -49,6 +50,8 @@ public actor DocumentController<Document: Sendable> {
     public var changeCount: Int { changes.count }
     /// Whether ``close(saving:)`` was called.
     public internal(set) var isClosed = false
+    /// Which versions saves keep (``setVersionPolicy(_:)``); off until set.
+    public internal(set) var versionPolicy = DocumentVersionPolicy.off
 
     /// Whether the document differs from the version last read or saved:
     /// edited since, or changed through ``undoManager`` and not undone
@@ -104,14 +107,20 @@ public actor DocumentController<Document: Sendable> {
     /// document is edited on a copy, so an edit that throws changes nothing,
     /// and its undo (putting the value before back) is registered with
     /// ``undoManager``, as SwiftUI registers it for a `FileDocument`.
-    /// A closed document is edited in memory only: every operation that
-    /// would write it throws ``DocumentError/Code/closed``.
+    /// A closed document is not edited: the call throws
+    /// ``DocumentError/Code/closed`` before `edit` runs.
     ///
     /// `edit` is `sending`: main-actor code (an app's, or top-level code)
     /// passes a closure such as `{ $0.title = "Trip" }` as it is; one that
     /// captures main-actor state copies what it needs into a local first.
+    ///
+    /// - Parameter edit: Changes the document it is given.
+    /// - Returns: What `edit` returns.
+    /// - Throws: ``DocumentError`` `closed` once the document is closed;
+    ///   else what `edit` throws (a value document is then unchanged).
     @discardableResult
-    public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) rethrows -> Result {
+    public func update<Result: Sendable>(_ edit: sending (inout Document) throws -> Result) throws -> Result {
+        try checkOpen()
         let original = document
         var edited = original
         let result = try edit(&edited)
@@ -129,12 +138,23 @@ public actor DocumentController<Document: Sendable> {
 extension DocumentController where Document: FileDocument {
     /// A new value document with no file yet, to be saved as `contentType`
     /// (by default the first type the document writes).
+    ///
+    /// - Parameters:
+    ///   - newDocument: The document.
+    ///   - contentType: The type to save it as; nil for the first it writes.
     public init(newDocument: Document, contentType: UTType? = nil) {
         self.init(newDocument: newDocument, contentType: contentType, serialization: .fileDocument)
     }
 
     /// Opens the value document at `url`, as `contentType` or as the type
     /// its filename extension names among the types the document reads.
+    ///
+    /// - Parameters:
+    ///   - url: The document's file.
+    ///   - contentType: The type to open it as; nil to tell it by extension.
+    ///   - isEditable: `false` to open it for viewing only.
+    /// - Throws: ``DocumentError``: `unreadableContentType`, `wrongKind`,
+    ///   `unreadable`, or `documentRefused` when the document's reader throws.
     public init(contentsOf url: URL, contentType: UTType? = nil, isEditable: Bool = true) async throws {
         try await self.init(contentsOf: url, contentType: contentType, isEditable: isEditable, serialization: .fileDocument)
     }
@@ -143,12 +163,23 @@ extension DocumentController where Document: FileDocument {
 extension DocumentController where Document: ReferenceFileDocument {
     /// A new reference document with no file yet, to be saved as
     /// `contentType` (by default the first type the document writes).
+    ///
+    /// - Parameters:
+    ///   - newDocument: The document.
+    ///   - contentType: The type to save it as; nil for the first it writes.
     public init(newDocument: Document, contentType: UTType? = nil) {
         self.init(newDocument: newDocument, contentType: contentType, serialization: .referenceDocument)
     }
 
     /// Opens the reference document at `url`, as `contentType` or as the
     /// type its filename extension names among the types the document reads.
+    ///
+    /// - Parameters:
+    ///   - url: The document's file.
+    ///   - contentType: The type to open it as; nil to tell it by extension.
+    ///   - isEditable: `false` to open it for viewing only.
+    /// - Throws: ``DocumentError``: `unreadableContentType`, `wrongKind`,
+    ///   `unreadable`, or `documentRefused` when the document's reader throws.
     public init(contentsOf url: URL, contentType: UTType? = nil, isEditable: Bool = true) async throws {
         try await self.init(contentsOf: url, contentType: contentType, isEditable: isEditable, serialization: .referenceDocument)
     }

@@ -21,17 +21,23 @@ enum DocumentDisk {
     private static func read<Document>(
         _ url: URL, as type: UTType, with serialization: DocumentSerialization<Document>
     ) throws -> (document: Document, revision: DiskRevision) {
-        try DocumentLock.holding(.shared, of: url) { _ in
-            let stamp = DiskStamp(of: url)
-            let file = try DocumentStorage(type).read(url, as: type)
-            let document: Document
-            do {
-                document = try serialization.read(FileDocumentReadConfiguration(contentType: type, file: file))
-            } catch {
-                throw DocumentError(.documentRefused, url: url, "cannot be opened as \(type.identifier): the document refused its contents", underlying: error)
-            }
-            return (document, DiskRevision(file: file, stamp: stamp))
+        try DocumentLock.holding(.shared, of: url) { _ in try readHoldingLock(url, as: type, with: serialization) }
+    }
+
+    /// Reads `url` as `type` and makes the document from it; the caller
+    /// holds the document's lock.
+    static func readHoldingLock<Document>(
+        _ url: URL, as type: UTType, with serialization: DocumentSerialization<Document>
+    ) throws -> (document: Document, revision: DiskRevision) {
+        let stamp = DiskStamp(of: url)
+        let file = try DocumentStorage(type).read(url, as: type)
+        let document: Document
+        do {
+            document = try serialization.read(FileDocumentReadConfiguration(contentType: type, file: file))
+        } catch {
+            throw DocumentError(.documentRefused, url: url, "cannot be opened as \(type.identifier): the document refused its contents", underlying: error)
         }
+        return (document, DiskRevision(file: file, stamp: stamp))
     }
 
     /// Serializes `pending` and writes it to `url` as `type`, atomically.
@@ -42,18 +48,25 @@ enum DocumentDisk {
     /// goes into `recording` too before the lock is let go, so that a
     /// ``DiskWatcher`` that looks at the swap's events sees it as its
     /// controller's own.
+    ///
+    /// A save in place whose `versions` keep versions first keeps what is
+    /// at `url` as a version (``keepVersion(of:)``), after the check and
+    /// before writing; should that fail, nothing is written and the save
+    /// fails, and should the write fail, the version just kept is removed.
+    /// After the save, versions the policy does not keep are removed.
     static func save(
         _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool,
-        recording: Locked<DiskStamp?>?
+        recording: Locked<DiskStamp?>?, versions: DocumentVersionPolicy = .off
     ) async throws -> DiskRevision {
         try await onBackgroundThread {
-            try write(pending, to: url, as: type, previous: previous, expected: expected, inPlace: inPlace, recording: recording)
+            try write(pending, to: url, as: type, previous: previous, expected: expected, inPlace: inPlace, recording: recording,
+                      versions: versions)
         }
     }
 
     private static func write(
         _ pending: PendingSave, to url: URL, as type: UTType, previous: DiskRevision?, expected: DiskStamp?, inPlace: Bool,
-        recording: Locked<DiskStamp?>?
+        recording: Locked<DiskStamp?>?, versions: DocumentVersionPolicy
     ) throws -> DiskRevision {
         let wrapper: FileWrapper
         do {
@@ -69,15 +82,39 @@ enum DocumentDisk {
                 throw DocumentError(.changedOnDisk, url: url,
                                     "changed on disk since it was opened or last saved (another program wrote it); it was not overwritten: revert to read it, or save with force to replace it" + held.ordering)
             }
-            try DocumentStorage(type).write(wrapper, to: url, as: type, originalContentsURL: inPlace ? url : nil)
+            let kept = versions.keepsVersions && inPlace ? try keepVersion(of: url) : nil
+            do {
+                try DocumentStorage(type).write(wrapper, to: url, as: type, originalContentsURL: inPlace ? url : nil)
+            } catch {
+                if let kept { try? VersionStore.remove(kept) }
+                throw error
+            }
             let stamp = DiskStamp(of: url)
             recording?.withLock { $0 = stamp }
+            versions.prune(ofDocumentAt: url)
             return DiskRevision(file: wrapper, stamp: stamp)
         }
     }
 
+    /// Keeps what is at `url` as a version (``VersionStore/keep(documentAt:now:)``),
+    /// holding the document's exclusive lock; nothing there, nothing kept.
+    /// A failure is the save's: the document is left as it was, because a
+    /// save that went on would remove the version it could not keep.
+    static func keepVersion(of url: URL) throws -> VersionStore.Entry? {
+        var info = stat()
+        guard Syscall.invoke(.lstat, { lstat(url.path, &info) }) == 0 else { return nil }
+        do {
+            return try VersionStore.keep(documentAt: url)
+        } catch {
+            let folder = VersionStore.folderName(for: url.lastPathComponent)
+            throw DocumentError(.writeFailed, url: url,
+                                "cannot be saved: the version it would replace could not be kept in \(folder) (the controller keeps versions), so nothing was written", underlying: error)
+        }
+    }
+
     /// Renames `url` to `newName` in its directory, never replacing what
-    /// has that name (`renameat2(RENAME_NOREPLACE)`), holding the
+    /// has that name (`renameat2(RENAME_NOREPLACE)`), and its versions
+    /// folder with it (``VersionStore``), holding the
     /// document's exclusive lock so that no save or read is midway, then points the
     /// revision's lazily read files at the new place (a bundle's files, a
     /// zip container's members). Should that re-read fail, the files it
@@ -94,6 +131,9 @@ enum DocumentDisk {
                 let parent = try Syscall.open(parentPath, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY, path: { parentPath })
                 defer { Syscall.close(parent) }
                 try Replacement.move(url.lastPathComponent, toNew: newName, in: parent, parentPath: parentPath)
+                // The versions follow, unless the new name has versions of its own (which stay).
+                try? Replacement.move(VersionStore.folderName(for: url.lastPathComponent), toNew: VersionStore.folderName(for: newName),
+                                      in: parent, parentPath: parentPath)
             } catch {
                 throw DocumentError(.writeFailed, url: url, "cannot be renamed to \"\(newName)\"", underlying: error)
             }
@@ -119,7 +159,7 @@ enum DocumentDisk {
     /// thread at once (it overcommits); a global queue shares the pool's
     /// count of threads on Linux, and waits a second, at times far longer, for
     /// a thread when the pool's are blocked.
-    private static func onBackgroundThread<Value: Sendable>(
+    static func onBackgroundThread<Value: Sendable>(
         _ work: @escaping @Sendable () throws -> Value
     ) async throws -> Value {
         // The work and its result pass through `handover`, not the queue's

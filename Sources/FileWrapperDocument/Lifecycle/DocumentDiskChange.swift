@@ -34,6 +34,8 @@ extension DocumentController {
     ///
     /// Watched with inotify on the file's folder from the first call on; a
     /// folder that cannot be watched gives no elements.
+    ///
+    /// - Returns: A stream of the changes, for one reader.
     public nonisolated func diskChanges() -> AsyncStream<DocumentDiskChange> {
         watcher.changes()
     }

@@ -21,9 +21,9 @@ import TestSupport
 
         let reopened = try await DocumentController<AlbumDocument>(contentsOf: url)
         let replacement = Data(random.bytes(2048))
-        await reopened.update { $0.addImage(replacement, named: "hills.jpg") }
-        await reopened.update { $0.removeImages(atOffsets: [2]) }
-        await reopened.update { $0.removeImages(atOffsets: [0]) }
+        try await reopened.update { $0.addImage(replacement, named: "hills.jpg") }
+        try await reopened.update { $0.removeImages(atOffsets: [2]) }
+        try await reopened.update { $0.removeImages(atOffsets: [0]) }
         reopened.undoManager.undo()
         #expect(await reopened.document.imageNames == ["beach.jpg", "hills.jpg"])
         try await reopened.save()

@@ -19,7 +19,7 @@ import TestSupport
 
         let controller = try await DocumentController<AlbumDocument>(contentsOf: url)
         #expect(await controller.document.title == "Shared")
-        await controller.update { $0.title = "Saved by the controller" }
+        try await controller.update { $0.title = "Saved by the controller" }
         try await controller.save()
         #expect(try store.read().fileWrappers?["note.txt"] == nil, "the album writes its own files")
         #expect(try Disk.names(in: directory.url) == ["Shared.album"])

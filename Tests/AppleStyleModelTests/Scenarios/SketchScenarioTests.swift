@@ -18,8 +18,8 @@ import TestSupport
         let reopened = try await DocumentController<SketchDocument>(contentsOf: url)
         #expect(await reopened.document.shapes == [square])
         let circle = Shape(kind: .ellipse, origin: .zero, size: CGSize(width: 3, height: 4.25))
-        await reopened.update { $0.shapes.append(circle) }
-        await reopened.update { $0.shapes.move(fromOffsets: [1], toOffset: 0) }
+        try await reopened.update { $0.shapes.append(circle) }
+        try await reopened.update { $0.shapes.move(fromOffsets: [1], toOffset: 0) }
         #expect(await reopened.document.shapes == [circle, square])
         reopened.undoManager.undo()
         #expect(await reopened.document.shapes == [square, circle])

@@ -11,8 +11,8 @@ import TestSupport
         let url = directory.appending("letter.txt")
         let controller = DocumentController(newDocument: TextDocument(text: "Dear"))
         let undoManager = controller.undoManager
-        await controller.update { $0.text += " Ada" }
-        await controller.update { $0.text += "," }
+        try await controller.update { $0.text += " Ada" }
+        try await controller.update { $0.text += "," }
         undoManager.undo()
         #expect(undoManager.canUndo && undoManager.canRedo)
         try await controller.save(to: url)

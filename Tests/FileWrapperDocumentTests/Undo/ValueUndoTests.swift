@@ -13,8 +13,8 @@ import TestSupport
         let controller = try await DocumentController<TextDocument>(contentsOf: url)
         let undoManager = controller.undoManager
 
-        await controller.update { $0.text += " Ada" }
-        await controller.update { $0.text += "," }
+        try await controller.update { $0.text += " Ada" }
+        try await controller.update { $0.text += "," }
         #expect(undoManager.canUndo)
         undoManager.undo()
         #expect(await controller.document.text == "Dear Ada")
@@ -29,7 +29,7 @@ import TestSupport
         try await controller.save()
         #expect(try Disk.text(url) == "Dear Ada")
 
-        await controller.update { $0.text = "Hello" }
+        try await controller.update { $0.text = "Hello" }
         #expect(!undoManager.canRedo, "a new edit clears what could be redone")
         undoManager.undo()
         #expect(await controller.document.text == "Dear Ada")
@@ -40,11 +40,11 @@ import TestSupport
     @Test func editsAndMainActorChangesKeepTheirOrder() async throws {
         let controller = DocumentController(newDocument: TextDocument(text: ""))
         let undoManager = controller.undoManager
-        await controller.update { $0.text = "a" }
+        try await controller.update { $0.text = "a" }
         undoManager.undo()
         #expect(await controller.document.text == "")
-        await controller.update { $0.text = "b" }
-        await controller.update { $0.text = "bc" }
+        try await controller.update { $0.text = "b" }
+        try await controller.update { $0.text = "bc" }
         undoManager.undo()
         undoManager.undo()
         #expect(await controller.document.text == "")
@@ -55,7 +55,7 @@ import TestSupport
     @Test func theControllerKeepsTheLastHundredChanges() async throws {
         let controller = DocumentController(newDocument: TextDocument(text: ""))
         for number in 1...150 {
-            await controller.update { $0.text = "\(number)" }
+            try await controller.update { $0.text = "\(number)" }
         }
         let undoManager = controller.undoManager
         #expect(undoManager.levelsOfUndo == 100)
@@ -70,7 +70,7 @@ import TestSupport
 
     @Test func aReferenceDocumentsEditsRegisterNothing() async throws {
         let controller = DocumentController(newDocument: TextReferenceDocument(text: "x"))
-        await controller.update { $0.text = "y" }
+        try await controller.update { $0.text = "y" }
         #expect(!controller.undoManager.canUndo, "a reference document registers its own undo")
         #expect(await controller.hasUnsavedChanges)
     }
