@@ -39,6 +39,9 @@ import Testing
         let json = #"{"UTExportedTypeDeclarations": [{"UTTypeIdentifier": "a.ref", "UTTypeReferenceURL": " https://example.com/ref "}]}"#
         let declarations = try UTTypeDeclarations(data: Data(json.utf8), source: "ref.json")
         #expect(declarations.exported.first?.referenceURL == URL(string: "https://example.com/ref"))
+        UTType.register(declarations)
+        #expect(UTType("a.ref")?.referenceURL == URL(string: "https://example.com/ref"))
+        #expect(UTType.plainText.referenceURL == nil)
     }
 
     @Test func registeredTypesResolveByIdentifierExtensionAndMIMEType() throws {
