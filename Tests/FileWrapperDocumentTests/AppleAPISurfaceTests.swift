@@ -8,27 +8,6 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Foundation's deprecated path members, restated: a deprecated member
-/// used as a protocol's witness warns nowhere (warnings are errors here).
-private protocol DeprecatedFileWrapperPaths: AnyObject {
-    func needsToBeUpdated(fromPath path: String) -> Bool
-    func update(fromPath path: String) -> Bool
-    func write(toFile path: String, atomically: Bool, updateFilenames: Bool) -> Bool
-    func addFile(withPath path: String) -> String
-    func addSymbolicLink(withDestination path: String, preferredFilename filename: String) -> String
-}
-
-extension FileWrapper: DeprecatedFileWrapperPaths {}
-
-private protocol DeprecatedPathInit {
-    static func wrapper(atPath path: String) -> FileWrapper?
-}
-
-private enum DeprecatedInitCall: DeprecatedPathInit {
-    @available(*, deprecated)
-    static func wrapper(atPath path: String) -> FileWrapper? { FileWrapper(path: path) }
-}
-
 @Suite struct FileWrapperSurfaceTests {
     @Test func everyFileWrapperMember() throws {
         let directory = try TemporaryDirectory()
@@ -90,8 +69,8 @@ private enum DeprecatedInitCall: DeprecatedPathInit {
         #expect(copy.hash == copy.hash)
 
         // Deprecated path members
-        let paths: any DeprecatedFileWrapperPaths = try #require(
-            (DeprecatedInitCall.self as any DeprecatedPathInit.Type).wrapper(atPath: url.path))
+        // Through TestSupport's DeprecatedFileWrapperPaths, so that they do not warn.
+        let paths: any DeprecatedFileWrapperPaths = try #require(fileWrapper(atPath: url.path))
         #expect(!paths.needsToBeUpdated(fromPath: url.path))
         #expect(!paths.update(fromPath: url.path))
         #expect(paths.addFile(withPath: url.appendingPathComponent("text.txt").path) == "1__#$!@%!#__text.txt")

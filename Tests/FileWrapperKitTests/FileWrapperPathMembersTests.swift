@@ -1,40 +1,9 @@
-// Foundation's deprecated path members of FileWrapper, on real files. They
-// are called through a protocol that restates them: a deprecated member
-// used as a protocol's witness warns nowhere, and the build treats
-// warnings as errors.
+// Foundation's deprecated path members of FileWrapper, on real files,
+// called through TestSupport's DeprecatedFileWrapperPaths (no warnings).
 import FileWrapperKit
 import Foundation
 import Testing
 import TestSupport
-
-/// The deprecated path members, restated so that calling them does not warn.
-protocol FileWrapperPathMembers: AnyObject {
-    func needsToBeUpdated(fromPath path: String) -> Bool
-    func update(fromPath path: String) -> Bool
-    func write(toFile path: String, atomically: Bool, updateFilenames: Bool) -> Bool
-    func addFile(withPath path: String) -> String
-    func addSymbolicLink(withDestination path: String, preferredFilename filename: String) -> String
-}
-
-extension FileWrapper: FileWrapperPathMembers {}
-
-/// `FileWrapper(path:)` without the deprecation warning: a deprecated
-/// witness calls it.
-protocol FileWrapperPathReading {
-    static func wrapper(atPath path: String) -> FileWrapper?
-}
-
-enum DeprecatedPathCalls: FileWrapperPathReading {
-    @available(*, deprecated)
-    static func wrapper(atPath path: String) -> FileWrapper? {
-        FileWrapper(path: path)
-    }
-}
-
-/// Reads `path` through the deprecated initializer.
-func wrapper(atPath path: String) -> FileWrapper? {
-    (DeprecatedPathCalls.self as any FileWrapperPathReading.Type).wrapper(atPath: path)
-}
 
 @Suite struct FileWrapperPathMembersTests {
     private func package(in directory: TemporaryDirectory) throws -> URL {
@@ -49,7 +18,7 @@ func wrapper(atPath path: String) -> FileWrapper? {
         let directory = try TemporaryDirectory()
         let url = try package(in: directory)
         let path = url.path
-        let paths: any FileWrapperPathMembers = try #require(wrapper(atPath: path))
+        let paths: any DeprecatedFileWrapperPaths = try #require(fileWrapper(atPath: path))
         #expect(!paths.needsToBeUpdated(fromPath: path))
 
         Disk.setModificationTime(url.appendingPathComponent("Folder/deep.txt"), seconds: 1_000_000, nanoseconds: 5)
@@ -74,13 +43,13 @@ func wrapper(atPath path: String) -> FileWrapper? {
 
         #expect(paths.needsToBeUpdated(fromPath: directory.appending("missing").path))
         #expect(!paths.update(fromPath: directory.appending("missing").path))
-        #expect(wrapper(atPath: directory.appending("missing").path) == nil)
+        #expect(fileWrapper(atPath: directory.appending("missing").path) == nil)
     }
 
     @Test func aWrapperMadeInMemoryNeedsUpdatingUntilItHasTheDiskDates() throws {
         let directory = try TemporaryDirectory()
         let url = try package(in: directory)
-        let inMemory: any FileWrapperPathMembers = FileWrapper(directoryWithFileWrappers: [:])
+        let inMemory: any DeprecatedFileWrapperPaths = FileWrapper(directoryWithFileWrappers: [:])
         #expect(inMemory.needsToBeUpdated(fromPath: url.path))
     }
 
@@ -88,7 +57,7 @@ func wrapper(atPath path: String) -> FileWrapper? {
         let directory = try TemporaryDirectory()
         let source = try package(in: directory)
         let root = FileWrapper(directoryWithFileWrappers: [:])
-        let paths: any FileWrapperPathMembers = root
+        let paths: any DeprecatedFileWrapperPaths = root
 
         #expect(paths.addFile(withPath: source.appendingPathComponent("text.txt").path) == "text.txt")
         #expect(paths.addFile(withPath: source.appendingPathComponent("text.txt").path) == "1__#$!@%!#__text.txt")
