@@ -17,6 +17,33 @@ import Testing
         #expect(archive.typeDescription == "Notes archive")
     }
 
+    @Test func anInfoPlistAsXcodeWritesItIsReadWhole() throws {
+        let url = DocumentFixtures.url("Xcode-Info.plist")
+        let declarations = try UTTypeDeclarations(contentsOf: url)
+        let board = try #require(declarations.exported.first)
+        #expect(board.identifier == "com.example.sketchboard")
+        #expect(board.referenceURL == nil, "a blank Reference URL is none")
+        #expect(board.conformsTo == ["com.apple.package"])
+        #expect(board.typeDescription == "Sketch Board")
+        let palette = try #require(declarations.imported.first)
+        #expect(palette.referenceURL == nil, "blanks too")
+        #expect(palette.tags[.mimeType] == ["application/x-example-palette"], "icons and unknown keys are passed over")
+
+        try UTType.registerDeclarations(contentsOf: url)
+        #expect(UTType(filenameExtension: "sketchboard", conformingTo: .package)?.identifier == "com.example.sketchboard")
+        #expect(UTType("com.example.sketchboard")?.conforms(to: .package) == true)
+        #expect(UTType(mimeType: "application/x-example-palette")?.conforms(to: .json) == true)
+    }
+
+    @Test func aReferenceURLIsKeptWhenThereIsOne() throws {
+        let json = #"{"UTExportedTypeDeclarations": [{"UTTypeIdentifier": "a.ref", "UTTypeReferenceURL": " https://example.com/ref "}]}"#
+        let declarations = try UTTypeDeclarations(data: Data(json.utf8), source: "ref.json")
+        #expect(declarations.exported.first?.referenceURL == URL(string: "https://example.com/ref"))
+        UTType.register(declarations)
+        #expect(UTType("a.ref")?.referenceURL == URL(string: "https://example.com/ref"))
+        #expect(UTType.plainText.referenceURL == nil)
+    }
+
     @Test func registeredTypesResolveByIdentifierExtensionAndMIMEType() throws {
         DocumentFixtures.registerNotesTypes()
         #expect(UTType(filenameExtension: "notes", conformingTo: .package) == .notesPackage)
@@ -83,6 +110,8 @@ import Testing
          "UTImportedTypeDeclarations[0] (a.b): UTTypeConformsTo is neither a string nor an array of strings"),
         (#"{"UTExportedTypeDeclarations": [{"UTTypeIdentifier": "a.b", "UTTypeTagSpecification": ["x"]}]}"#,
          "UTTypeTagSpecification is not a dictionary"),
+        (#"{"UTExportedTypeDeclarations": [{"UTTypeIdentifier": "a.b", "UTTypeReferenceURL": 7}]}"#,
+         "UTExportedTypeDeclarations[0] (a.b): UTTypeReferenceURL is not a URL string"),
         (#"{"UTExportedTypeDeclarations": [{"UTTypeIdentifier": "a.b", "#, "is not valid JSON"),
     ])
     func badStructureIsRefusedSayingWhatIsWrong(json: String, problem: String) throws {

@@ -55,6 +55,10 @@ public struct UTType: Sendable {
     /// The description the declaration gives (`UTTypeDescription`), such as "plain text".
     public var localizedDescription: String? { declaration?.typeDescription }
 
+    /// The page that describes the type, as its declaration gives it
+    /// (`UTTypeReferenceURL`); nil when none (or a blank one) is declared.
+    public var referenceURL: URL? { declaration?.referenceURL }
+
     /// Every type this one conforms to, directly or through its
     /// supertypes, itself excluded.
     public var supertypes: Set<UTType> {

@@ -11,6 +11,10 @@ import Foundation
 /// ``UTType/registerDeclarations(contentsOf:)``. Registration is safe from
 /// any thread, and a type made before it resolves through it afterwards
 /// (a ``UTType`` is its identifier; declarations are looked up when asked).
+///
+/// Read as leniently as Launch Services reads an app's `Info.plist`, so
+/// that one as Xcode writes it is taken whole: other keys are passed over,
+/// and a blank `UTTypeReferenceURL` (Xcode's empty field) is no URL.
 public struct UTTypeDeclarations: Hashable, Sendable {
     public var exported: [UTTypeDeclaration]
     public var imported: [UTTypeDeclaration]
@@ -104,7 +108,10 @@ public struct UTTypeDeclarationError: Error, Sendable, Hashable, CustomStringCon
     public var errorDescription: String? { description }
 }
 
-/// Reads the `Info.plist` structure, checking each value's kind.
+/// Reads the `Info.plist` structure, checking each value's kind, as
+/// leniently as Launch Services reads an app's: keys it does not know
+/// (icons, `CFBundleDocumentTypes`, keys of later systems) are passed
+/// over, and a blank `UTTypeReferenceURL` is no URL.
 private struct DeclarationParser {
     let source: String
 
@@ -166,12 +173,19 @@ private struct DeclarationParser {
                     .map { tagClass == UTTagClass.filenameExtension.rawValue && $0.hasPrefix(".") ? String($0.dropFirst()) : $0 }
             }
         }
+        // Blank, as Xcode writes an empty Reference URL field, is no URL.
         var referenceURL: URL?
         if let reference = entry["UTTypeReferenceURL"] {
-            guard let text = reference as? String, let url = URL(string: text) else {
+            guard let text = reference as? String else {
                 throw error("\(place): UTTypeReferenceURL is not a URL string")
             }
-            referenceURL = url
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !trimmed.isEmpty {
+                guard let url = URL(string: trimmed) else {
+                    throw error("\(place): UTTypeReferenceURL is not a URL string")
+                }
+                referenceURL = url
+            }
         }
         let typeDescription = entry["UTTypeDescription"]
         guard typeDescription == nil || typeDescription is String else {

@@ -21,6 +21,11 @@ import Foundation
 ///
 /// The target of an action is held weakly (Apple's holds it unowned): an
 /// action whose target is gone is skipped instead of crashing.
+///
+/// `prepare(withInvocationTarget:)` and `registerUndo(withTarget:selector:object:)`
+/// are not here: both record an Objective-C message for later, and Swift
+/// on Linux has neither selectors nor message forwarding.
+/// ``registerUndo(withTarget:handler:)`` does their job.
 @preconcurrency @MainActor
 open class UndoManager {
     /// One registered action: whom it concerns and what reverts it.
@@ -29,10 +34,24 @@ open class UndoManager {
         let perform: @MainActor () -> Void
     }
 
-    /// What one ``undo()`` or ``redo()`` reverts, and its name.
+    /// What one ``undo()`` or ``redo()`` reverts, with its name, whether
+    /// it may be discarded, and what the program keeps with it.
     struct Group {
         var actions: [Action] = []
         var name = ""
+        var isDiscardable = false
+        var userInfo: [UserInfoKey: Any] = [:]
+
+        /// An empty group that reverts `group` and keeps what it was told.
+        init(reverting group: Group) {
+            name = group.name
+            isDiscardable = group.isDiscardable
+            userInfo = group.userInfo
+        }
+
+        init(actions: [Action] = []) {
+            self.actions = actions
+        }
     }
 
     private var undoStack: [Group] = []
@@ -88,6 +107,11 @@ open class UndoManager {
     /// event loop runs; Apple's default, in an app, is `true`.
     public var groupsByEvent = false
 
+    /// The run loop modes of Apple's event grouping. Kept as set, and
+    /// changes nothing here: ``groupsByEvent`` groups until the main queue
+    /// next runs, whatever the mode.
+    public var runLoopModes: [RunLoop.Mode] = [.default]
+
     /// The most top-level groups kept; `0`, the default, keeps all. The
     /// oldest are dropped beyond it, at once when it is lowered.
     public var levelsOfUndo = 0 {
@@ -118,15 +142,60 @@ open class UndoManager {
     }
 
     /// The name of the group ``undo()`` would revert; empty if none was set.
-    public var undoActionName: String {
-        takeArrivingActions()
-        return undoStack.last?.name ?? ""
-    }
+    public var undoActionName: String { lastUndoGroup?.name ?? "" }
 
     /// The name of the group ``redo()`` would repeat; empty if none was set.
-    public var redoActionName: String {
+    public var redoActionName: String { lastRedoGroup?.name ?? "" }
+
+    /// The group ``undo()`` would revert.
+    var lastUndoGroup: Group? {
         takeArrivingActions()
-        return redoStack.last?.name ?? ""
+        return undoStack.last
+    }
+
+    /// The group ``redo()`` would repeat.
+    var lastRedoGroup: Group? {
+        takeArrivingActions()
+        return redoStack.last
+    }
+
+    /// How many groups ``undo()`` can revert, one after another.
+    public var undoCount: Int {
+        takeArrivingActions()
+        return undoStack.count
+    }
+
+    /// How many groups ``redo()`` can repeat, one after another.
+    public var redoCount: Int {
+        takeArrivingActions()
+        return redoStack.count
+    }
+
+    /// The Undo menu command's title: `"Undo"` and the action name, as
+    /// ``undoMenuTitle(forUndoActionName:)`` makes it.
+    open var undoMenuItemTitle: String { undoMenuTitle(forUndoActionName: undoActionName) }
+
+    /// The Redo menu command's title: `"Redo"` and the action name, as
+    /// ``redoMenuTitle(forUndoActionName:)`` makes it.
+    open var redoMenuItemTitle: String { redoMenuTitle(forUndoActionName: redoActionName) }
+
+    /// The Undo menu title for `actionName`: `"Undo"`, then the name if
+    /// there is one. In English; a subclass overrides it to localize, as on
+    /// Apple's systems.
+    ///
+    /// - Parameter actionName: An action name, possibly empty.
+    /// - Returns: The title.
+    open func undoMenuTitle(forUndoActionName actionName: String) -> String {
+        actionName.isEmpty ? "Undo" : "Undo \(actionName)"
+    }
+
+    /// The Redo menu title for `actionName`: `"Redo"`, then the name if
+    /// there is one. In English; a subclass overrides it to localize.
+    ///
+    /// - Parameter actionName: An action name, possibly empty.
+    /// - Returns: The title.
+    open func redoMenuTitle(forUndoActionName actionName: String) -> String {
+        actionName.isEmpty ? "Redo" : "Redo \(actionName)"
     }
 
     /// Registers `handler`, run with `target` to undo the change just made.
@@ -190,13 +259,20 @@ open class UndoManager {
     ///
     /// - Parameter actionName: The name, as a menu shows it after "Undo".
     public func setActionName(_ actionName: String) {
+        withCurrentGroup { $0.name = actionName }
+    }
+
+    /// Changes the group being recorded, as ``setActionName(_:)`` names
+    /// it: while undoing or redoing, the group that reverts; else the open
+    /// group, or the last closed one.
+    func withCurrentGroup(_ change: (inout Group) -> Void) {
         takeArrivingActions()
         if reverting != nil {
-            reverting?.name = actionName
+            reverting.map { var group = $0; change(&group); reverting = group }
         } else if !openGroups.isEmpty {
-            openGroups[0].name = actionName
+            change(&openGroups[0])
         } else if !undoStack.isEmpty {
-            undoStack[undoStack.count - 1].name = actionName
+            change(&undoStack[undoStack.count - 1])
         }
     }
 
@@ -216,7 +292,8 @@ open class UndoManager {
     public func endUndoGrouping() {
         precondition(!openGroups.isEmpty, "endUndoGrouping() called with no open undo group")
         post(Self.checkpointNotification)
-        post(Self.willCloseUndoGroupNotification)
+        let closing = openGroups.count == 1 && openGroups[0].isDiscardable ? Self.discardableInfo : nil
+        post(Self.willCloseUndoGroupNotification, userInfo: closing)
         let group = openGroups.removeLast()
         if openGroups.isEmpty {
             eventGroupIsOpen = false
@@ -231,7 +308,7 @@ open class UndoManager {
                 openGroups[openGroups.count - 1].name = group.name
             }
         }
-        post(Self.didCloseUndoGroupNotification)
+        post(Self.didCloseUndoGroupNotification, userInfo: closing)
     }
 
     /// Reverts the last group, running its actions last first; what they
@@ -255,6 +332,14 @@ open class UndoManager {
         }
         changes?.undone()
         post(Self.didUndoChangeNotification)
+    }
+
+    /// Undoes the last group, as ``undo()``. Apple's undoes the last group
+    /// nested in an open one; here a nested group becomes part of its
+    /// parent when it ends, so calling this with a group the program
+    /// opened still open is a programmer error.
+    public func undoNestedGroup() {
+        undo()
     }
 
     /// Repeats the last group undone, running what its undo registered;
@@ -319,7 +404,7 @@ open class UndoManager {
 
     /// Runs `group`'s actions last first, collecting what they register.
     private func revert(_ group: Group) -> Group {
-        reverting = Group(name: group.name)
+        reverting = Group(reverting: group)
         for action in group.actions.reversed() {
             action.perform()
         }
@@ -348,7 +433,10 @@ open class UndoManager {
         undoStack.removeFirst(undoStack.count - levelsOfUndo)
     }
 
-    private func post(_ name: Notification.Name) {
-        NotificationCenter.default.post(name: name, object: self)
+    private func post(_ name: Notification.Name, userInfo: [AnyHashable: Any]? = nil) {
+        NotificationCenter.default.post(name: name, object: self, userInfo: userInfo)
     }
+
+    /// The user info of a group that closes discardable.
+    private static let discardableInfo: [AnyHashable: Any] = [NSUndoManagerGroupIsDiscardableKey: NSNumber(value: true)]
 }

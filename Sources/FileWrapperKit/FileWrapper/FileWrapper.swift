@@ -18,7 +18,12 @@ import Foundation
 /// (which records where it wrote each file, and with `.withNameUpdating`
 /// renames) — needs the tree to itself, as with Foundation's, which is not
 /// safe to share between threads at all.
-open class FileWrapper {
+///
+/// An `NSObject`, as Foundation's is: equal and hashed by identity (`==`,
+/// `Set`, dictionary keys), and `NSSecureCoding` for keyed archives
+/// (FileWrapper+Coding.swift). A subclass that adds a designated
+/// initializer writes `required init?(coder:)`, as on Apple's systems.
+open class FileWrapper: NSObject, NSSecureCoding {
     /// What a wrapper represents.
     private(set) var kind: FileKind
     /// A directory's children by key.
@@ -79,6 +84,7 @@ open class FileWrapper {
         kind = .directory
         attributes = Attributes()
         children = childrenByPreferredName
+        super.init()
         for (key, child) in childrenByPreferredName {
             if child.storedPreferredFilename == nil {
                 child.storedPreferredFilename = key
@@ -93,7 +99,8 @@ open class FileWrapper {
     public init(regularFileWithContents contents: Data) {
         kind = .regularFile
         attributes = Attributes()
-        self.contents = RegularFileContents(data: contents)
+        lockedContents = RegularFileContents(data: contents)
+        super.init()
     }
 
     /// A symbolic-link wrapper whose target is `url`'s path as given:
@@ -105,6 +112,7 @@ open class FileWrapper {
         kind = .symbolicLink
         attributes = Attributes()
         linkTarget = Array(url.relativePath.utf8)
+        super.init()
     }
 
     /// A symbolic-link wrapper whose target is `path`, byte for byte.
@@ -114,21 +122,60 @@ open class FileWrapper {
         kind = .symbolicLink
         attributes = Attributes()
         linkTarget = Array(path.utf8)
+        super.init()
     }
 
     /// A symbolic-link wrapper whose target is `target`, which need not be
     /// UTF-8 (an archive's link may hold any bytes; a `String` would
-    /// replace them).
-    package init(symbolicLinkWithDestinationBytes target: [UInt8]) {
-        kind = .symbolicLink
-        attributes = Attributes()
+    /// replace them). A convenience initializer: a subclass in this
+    /// package that does not override a `package` designated one fails to
+    /// compile (Swift 6.3 reports an infinite recursion).
+    package convenience init(symbolicLinkWithDestinationBytes target: [UInt8]) {
+        self.init(kind: .symbolicLink)
         linkTarget = target
     }
+
+    // MARK: Keyed archives
+
+    /// `true`: a wrapper decodes only what it checks, so a keyed archive
+    /// that requires secure coding may hold one.
+    open class var supportsSecureCoding: Bool { true }
+
+    /// Encodes the wrapper as Apple's does: its ``serializedRepresentation``
+    /// under the key `NSFileWrapperData`. A wrapper that has no serialized
+    /// form (a file of 2 GiB or more, one that cannot be read) encodes
+    /// nothing, and decodes as nil.
+    ///
+    /// - Parameter coder: A keyed archiver.
+    open func encode(with coder: NSCoder) {
+        guard let data = serializedRepresentation else { return }
+        coder.encode(data, forKey: Self.codingKey)
+    }
+
+    /// A wrapper decoded from a keyed archive: the serialized form under
+    /// `NSFileWrapperData`, read as ``init(serializedRepresentation:)``
+    /// reads it; nil when the key is missing or its data is not a
+    /// serialized wrapper.
+    ///
+    /// - Parameter coder: A keyed unarchiver.
+    public required init?(coder: NSCoder) {
+        guard let data = coder.decodeObject(of: NSData.self, forKey: FileWrapper.codingKey),
+              let read = FileWrapper.parseSerialization(data as Data)
+        else { return nil }
+        kind = read.kind
+        attributes = Attributes()
+        super.init()
+        take(read)
+    }
+
+    /// The key of the serialized form in a keyed archive, Apple's.
+    static let codingKey = "NSFileWrapperData"
 
     /// A wrapper that a reader fills in.
     init(kind: FileKind) {
         self.kind = kind
         attributes = Attributes()
+        super.init()
     }
 
     /// Releases a deep tree one wrapper at a time instead of recursively, so

@@ -41,17 +41,22 @@ extension FileWrapper {
     ///
     /// - Parameter data: A flat RTFD, or a pax tar of an earlier version.
     public convenience init?(serializedRepresentation data: Data) {
-        let read = data.withUnsafeBytes { bytes in
-            SerializedTar.isTar(bytes) ? SerializedTar.fileWrapper(from: bytes) : FlatRTFDReader.fileWrapper(from: bytes)
-        }
-        guard let read else { return nil }
+        guard let read = FileWrapper.parseSerialization(data) else { return nil }
         self.init(kind: read.kind)
         take(read)
     }
 
+    /// The tree a serialized representation holds (flat RTFD, or the pax
+    /// tar of earlier versions); nil if it is neither or is damaged.
+    static func parseSerialization(_ data: Data) -> FileWrapper? {
+        data.withUnsafeBytes { bytes in
+            SerializedTar.isTar(bytes) ? SerializedTar.fileWrapper(from: bytes) : FlatRTFDReader.fileWrapper(from: bytes)
+        }
+    }
+
     /// Takes what `other`, a wrapper no one else holds, has: its children,
     /// contents or target, attributes and preferred filename.
-    private func take(_ other: FileWrapper) {
+    func take(_ other: FileWrapper) {
         for (key, child) in other.children {
             child.removeParent(other)
             children[key] = child
