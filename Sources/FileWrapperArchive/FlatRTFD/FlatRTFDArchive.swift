@@ -67,7 +67,15 @@ struct FlatRTFDArchive {
         try self.init(data: data, name: source.name, limits: limits, listingAsStored: listingAsStored)
     }
 
-    /// The flat RTFD at `url`, or nil when it does not begin with the header.
+    /// The flat RTFD at `url`, or nil when it does not begin with the header
+    /// or is not a regular file. A pipe, a FIFO or `/dev/stdin` is not
+    /// looked at (nor opened, which would end a FIFO writer's wait): the
+    /// bytes of its head, once read, could not be read again by the reader
+    /// that follows. Standard input is recognised through
+    /// ``init(_:limits:listingAsStored:)``, which keeps the head it read.
+    /// Nor is a symbolic link followed to a blob: only the name itself is
+    /// looked at (`fstatat` without following), and a link is left to the
+    /// archive reader.
     ///
     /// - Parameters:
     ///   - url: The file; named in errors as the caller wrote it.
@@ -76,11 +84,21 @@ struct FlatRTFDArchive {
     /// - Throws: ``ArchiveError``, as ``init(_:limits:listingAsStored:)``.
     init?(url: URL, limits: ArchiveReadLimits, listingAsStored: Bool = false) throws {
         let name = url.relativePath
+        // A look at the name itself, which opens nothing.
+        let status = try ArchiveError.io(archive: name) { try Syscall.status(of: url.path, in: AT_FDCWD, path: { name }) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return nil }
         let fd = try ArchiveError.io(archive: name) {
             try Syscall.open(url.path, in: AT_FDCWD, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK, path: { name })
         }
         defer { Syscall.close(fd) }
+        // Swapped for something else since the look: left to the reader that follows.
+        guard try Self.isRegularFile(fd, name: name) else { return nil }
         try self.init(ArchiveReadSource(fd: fd, name: name), limits: limits, listingAsStored: listingAsStored)
+    }
+
+    /// Whether the open descriptor `fd` is a regular file (`fstat`).
+    private static func isRegularFile(_ fd: CInt, name: String) throws -> Bool {
+        try ArchiveError.io(archive: name) { try Syscall.status(of: fd, path: { name }) }.st_mode & S_IFMT == S_IFREG
     }
 
     /// The blob `data`, read by Apple's rules into ``members``.
