@@ -65,8 +65,10 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
-        .executableTarget(
-            name: "wrapinspect",
+        // The inspector's commands, a library of their own so that tests
+        // parse them in process; `wrapinspect` only calls their entry point.
+        .target(
+            name: "WrapInspectCommands",
             dependencies: [
                 // Not FileWrapperDocument: the inspector needs no document
                 // layer, and leaving it (and OpenCombine) out makes a
@@ -75,6 +77,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "wrapinspect", dependencies: ["WrapInspectCommands"]),
         // The example of the README: a notes app without a user interface.
         .executableTarget(
             name: "notes-example",
@@ -145,6 +148,11 @@ let package = Package(
         .testTarget(
             name: "WrapInspectTests",
             dependencies: ["wrapinspect", "TestSupport", "fwk-test-child"]
+        ),
+        // The commands' parsing, validation and help, in process (the fast tier).
+        .testTarget(
+            name: "WrapInspectCommandsTests",
+            dependencies: ["WrapInspectCommands", "TestSupport"]
         ),
         .testTarget(
             name: "ReadmeExampleTests",

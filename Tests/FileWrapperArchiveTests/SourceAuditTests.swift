@@ -146,7 +146,7 @@ import Testing
     static let nameDeciding = [
         "FileWrapperArchive/Unpacking/", "FileWrapperArchive/Reading/", "FileWrapperArchive/Manifest/",
         "FileWrapperArchive/Zip/Reading/", "FileWrapperArchive/Zip/Container/", "FileWrapperArchive/Tar/Reading/",
-        "FileWrapperKit/Manifest/", "wrapinspect/Cat.swift",
+        "FileWrapperKit/Manifest/", "WrapInspectCommands/Cat.swift",
     ]
 
     /// `String` collections there that hold no names from a tree: keywords

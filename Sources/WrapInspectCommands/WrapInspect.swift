@@ -8,7 +8,6 @@ import Foundation
 ///
 /// Exit status: 0 success or the same, 1 different (`diff`, `verify`),
 /// 2 trouble (an error, refused input or bad usage).
-@main
 struct WrapInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wrapinspect",
@@ -46,10 +45,18 @@ struct WrapInspect: ParsableCommand {
     /// Exits 2 with "did you mean" when the first argument, not an option,
     /// names no subcommand.
     private static func refuseUnknownCommand() {
-        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
-        guard let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), !names.contains(first) else { return }
-        printError(CommandSuggestion.message(for: first, among: names) + "\nUsage: wrapinspect <subcommand>\n  See 'wrapinspect --help' for more information.")
+        guard let message = unknownCommandMessage(CommandLine.arguments.dropFirst()) else { return }
+        printError(message)
         Foundation.exit(troubleStatus)
+    }
+
+    /// What bad usage prints when the first of `arguments` (the program's
+    /// name left out), not an option, names no subcommand: the "did you
+    /// mean" of ``CommandSuggestion`` and the usage. Nil otherwise.
+    static func unknownCommandMessage(_ arguments: some Collection<String>) -> String? {
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard let first = arguments.first, !first.hasPrefix("-"), !names.contains(first) else { return nil }
+        return CommandSuggestion.message(for: first, among: names) + "\nUsage: wrapinspect <subcommand>\n  See 'wrapinspect --help' for more information."
     }
 
     /// Names the default time zone file in `TZ` when `TZ` is unset.
@@ -84,17 +91,18 @@ struct WrapInspect: ParsableCommand {
         if code == .success || error is ExitCode {
             exit(withError: error)
         }
-        let message = code == .validationFailure ? message(for: error) : describe(error)
-        var usage = ""
-        if code == .validationFailure {
-            // The full message is "Error: <message>\n" then the usage: keep the usage.
-            let full = fullMessage(for: error)
-            if let range = full.range(of: message + "\n") {
-                usage = "\n" + full[range.upperBound...]
-            }
-        }
-        printError(message + usage)
+        printError(code == .validationFailure ? badUsageText(for: error) : describe(error))
         Foundation.exit(troubleStatus)
+    }
+
+    /// What bad usage prints: the message, then the usage of the command
+    /// it concerns (ArgumentParser's full message is "Error: <message>\n"
+    /// then the usage: the usage is kept, without the "Error: ").
+    static func badUsageText(for error: Error) -> String {
+        let message = message(for: error)
+        let full = fullMessage(for: error)
+        guard let range = full.range(of: message + "\n") else { return message }
+        return message + "\n" + full[range.upperBound...]
     }
 
     /// The text of an error for people, the causes under it included
@@ -115,5 +123,15 @@ struct WrapInspect: ParsableCommand {
             }
             return nil
         }
+    }
+}
+
+/// The entry point of the `wrapinspect` program: its commands live in this
+/// library so that their parsing and help are tested in process.
+public enum WrapInspectProgram {
+    /// Parses the process's arguments, runs the command and exits with its
+    /// status (0 same or done, 1 different, 2 trouble).
+    public static func main() {
+        WrapInspect.main()
     }
 }

@@ -69,7 +69,7 @@ struct Versions: ParsableCommand {
     /// The path of `name` among the versions of `document`: `current` is
     /// the document itself, anything else a version's id.
     static func path(of name: String, ofDocument document: String) throws -> String {
-        if name == "current" { return document }
+        if Array(name.utf8) == Array("current".utf8) { return document }
         guard let entry = try VersionStore.entry(name, ofDocumentAt: document) else {
             throw VersionsRefused(message: "\(document) has no version \(Format.name(name.utf8)) (wrapinspect versions \(document) lists them; current is the document)")
         }

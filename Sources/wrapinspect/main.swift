@@ -1,0 +1,3 @@
+import WrapInspectCommands
+
+WrapInspectProgram.main()
