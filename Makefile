@@ -69,10 +69,16 @@ test: setup-test fixtures
 test-fast: setup fixtures
 	FWK_TEST_TIER=fast FWK_TEST_SIZES=reduced $(SWIFT) test $(SWIFTFLAGS) --skip '^(WrapInspectTests|NotesExampleTests|ReadmeExampleTests)\.'
 
-## The whole suite under AddressSanitizer (memory errors and leaks, but
-## for the ones outside our code that Tools/sanitizers/lsan.supp lists) and
+## The suite under AddressSanitizer (memory errors and leaks, but for the
+## ones outside our code that Tools/sanitizers/lsan.supp lists) and
 ## ThreadSanitizer (data races), each in its own build folder. CI runs it.
-## Every suite runs; sizes are cut where size proves nothing more
+## Under AddressSanitizer every suite runs. Under ThreadSanitizer the
+## in-process tier runs, and of the suites that start processes only those
+## where threads meet (TSAN_PROCESS_SUITES: parallel unpack and pack
+## workers, spools, progress, signals, shared documents, cat's two
+## cores): the others run the same threads as the in-process tests, one
+## command at a time, and took half of CI's ThreadSanitizer time. Sizes
+## are cut where size proves nothing more
 ## (FWK_TEST_SIZES=reduced: lower limits, zip64 thresholds, 4 kills a kill
 ## test, bsdtar's listings of the corpus compared in the plain run only;
 ## see Tests/TestSupport/TestSizes.swift), and allocations are recorded
@@ -84,8 +90,18 @@ test-asan: setup-test fixtures
 	FWK_TEST_SIZES=reduced $(LSAN) \
 		$(SWIFT) test $(SWIFTFLAGS) --sanitize=address --scratch-path .build-asan
 
+TSAN_PROCESS_SUITES := ParallelUnpackTests StreamWriteTests ZipContainerReadTests SpoolLimitTests \
+	UnpackProgressTests InterruptedArchiveTests InterruptedSaveTests ConcurrencyTests SharedSaveTests \
+	DiskChangeTests ProgressTests InterruptionTests InterruptedUnpackTests VerifyStreamingTests \
+	StreamInputTests EndlessStreamTests CatTests
+empty :=
+space := $(empty) $(empty)
+
 test-tsan: setup-test fixtures
-	FWK_TEST_SIZES=reduced $(TSAN) $(SWIFT) test $(SWIFTFLAGS) --sanitize=thread --scratch-path .build-tsan
+	FWK_TEST_TIER=fast FWK_TEST_SIZES=reduced $(TSAN) $(SWIFT) test $(SWIFTFLAGS) --sanitize=thread --scratch-path .build-tsan \
+		--skip '^(WrapInspectTests|NotesExampleTests|ReadmeExampleTests)\.'
+	FWK_TEST_SIZES=reduced $(TSAN) $(SWIFT) test $(SWIFTFLAGS) --sanitize=thread --scratch-path .build-tsan \
+		--filter '^[A-Za-z]+\.($(subst $(space),|,$(strip $(TSAN_PROCESS_SUITES))))/'
 
 ## The slow tier (about 50 minutes on 2 cores; not run by CI): both
 ## sanitizer runs at full size, and AddressSanitizer with full stacks for
